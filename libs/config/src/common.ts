@@ -1,0 +1,16 @@
+import { env } from './env';
+
+export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/support_agent';
+export const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
+
+/** Variables every service reads. */
+export const commonConfig = {
+  databaseUrl: env.url('DATABASE_URL', DEFAULT_DATABASE_URL, ['postgres', 'postgresql']),
+  dbPoolSize: env.int('DB_POOL_SIZE', 10, { min: 1, max: 200 }),
+  natsUrl: env.str('NATS_URL', DEFAULT_NATS_URL),
+  rpcTimeoutMs: env.int('RPC_TIMEOUT_MS', 5000, { min: 50, max: 120000 }),
+  logLevel: env.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+  logPretty: env.bool('LOG_PRETTY', false),
+  eventsStream: env.str('EVENTS_STREAM', 'SA_EVENTS'),
+  shutdownGraceMs: env.int('SHUTDOWN_GRACE_MS', 10000, { min: 0, max: 600000 }),
+};

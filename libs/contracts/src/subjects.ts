@@ -1,0 +1,43 @@
+import { BotView, CreateBotRequest, CreatedBotView, ListBotsRequest } from './bots';
+import { HealthPing, HealthReply } from './health';
+
+/** The seven services behind the gateway, each a NATS queue group of its own name. */
+export const SERVICE_NAMES = ['bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher'] as const;
+export type ServiceName = (typeof SERVICE_NAMES)[number];
+
+type Constructor<T> = new () => T;
+
+/** One request/reply operation: its request class (validated by the handler) and reply type. */
+export interface RpcDef<Req, Res> {
+  request: Constructor<Req>;
+  /** False only for operations that carry no caller (health pings). */
+  authenticated: boolean;
+  /** Phantom member carrying the reply type. */
+  readonly __response?: Res;
+}
+
+function rpc<Req, Res>(request: Constructor<Req>, authenticated = true): RpcDef<Req, Res> {
+  return { request, authenticated };
+}
+
+export function healthSubject<S extends ServiceName>(service: S): `${S}.health.ping` {
+  return `${service}.health.ping`;
+}
+
+const health = Object.fromEntries(SERVICE_NAMES.map((s) => [healthSubject(s), rpc<HealthPing, HealthReply>(HealthPing, false)])) as {
+  [S in ServiceName as `${S}.health.ping`]: RpcDef<HealthPing, HealthReply>;
+};
+
+/**
+ * The one map from NATS subject (`<service>.<entity>.<verb>`) to request class and reply type.
+ * Call sites name subjects through this map only; `RpcClient.send` and `@RpcHandler` are typed by it.
+ */
+export const RPC = {
+  ...health,
+  'bots.bot.list': rpc<ListBotsRequest, BotView[]>(ListBotsRequest),
+  'bots.bot.create': rpc<CreateBotRequest, CreatedBotView>(CreateBotRequest),
+} as const;
+
+export type RpcSubject = keyof typeof RPC;
+export type RpcRequest<S extends RpcSubject> = (typeof RPC)[S] extends RpcDef<infer Req, unknown> ? Req : never;
+export type RpcResponse<S extends RpcSubject> = (typeof RPC)[S] extends RpcDef<unknown, infer Res> ? Res : never;

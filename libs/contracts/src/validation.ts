@@ -1,0 +1,112 @@
+import type { ValidationError } from 'class-validator';
+import type { ValidationIssue } from './errors';
+import { ValidateBy, ValidationOptions, buildMessage } from 'class-validator';
+
+/** Length in characters (Unicode code points), the unit PostgreSQL's char_length uses too. */
+export function charLength(value: string): number {
+  let n = 0;
+  for (const _ of value) n++;
+  return n;
+}
+
+/** A string of `min` to `max` characters, counted as code points, not UTF-16 units. */
+export function CharLength(min: number, max: number, options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'charLength',
+      constraints: [min, max],
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && charLength(value) >= min && charLength(value) <= max,
+        defaultMessage: buildMessage(
+          (each) => `${each}$property must be between $constraint1 and $constraint2 characters`,
+          options,
+        ),
+      },
+    },
+    options,
+  );
+}
+
+/** A string with at least one character that is not white space. */
+export function NotBlank(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'notBlank',
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && value.trim().length > 0,
+        defaultMessage: buildMessage((each) => `${each}$property must not be blank`, options),
+      },
+    },
+    options,
+  );
+}
+
+/** A BCP 47 language tag such as `en`, `ja-JP` or `fil-PH` (checked with Intl.getCanonicalLocales). */
+export function canonicalLanguage(value: string): string | null {
+  if (value.length > 35 || !/^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/.test(value)) return null;
+  try {
+    return Intl.getCanonicalLocales(value)[0] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+export function IsLanguageTag(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isLanguageTag',
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && canonicalLanguage(value) !== null,
+        defaultMessage: buildMessage((each) => `${each}$property must be a language code such as en or ja-JP`, options),
+      },
+    },
+    options,
+  );
+}
+
+
+const TYPE_CONSTRAINTS = new Set(['isString', 'isInt', 'isNumber', 'isBoolean', 'isArray', 'isObject', 'nestedValidation']);
+const FORMAT_CONSTRAINTS = new Set(['isUuid', 'isUUID', 'isIso8601', 'isISO8601', 'isUrl', 'isURL', 'isEmail', 'isLanguageTag', 'matches', 'isDateString']);
+
+function issueCode(constraint: string, value: unknown, constraints: unknown[] | undefined): string {
+  if (constraint === 'whitelistValidation') return 'unrecognized_keys';
+  if (value === undefined || value === null) return 'required';
+  if (TYPE_CONSTRAINTS.has(constraint)) return 'invalid_type';
+  if (FORMAT_CONSTRAINTS.has(constraint)) return 'invalid_format';
+  if (constraint === 'isIn' || constraint === 'isEnum') return 'invalid_value';
+  if (constraint === 'notBlank' || constraint === 'isNotEmpty' || constraint === 'minLength' || constraint === 'min' || constraint === 'arrayMinSize') return 'too_small';
+  if (constraint === 'maxLength' || constraint === 'max' || constraint === 'arrayMaxSize') return 'too_big';
+  if (constraint === 'charLength' && typeof value === 'string' && constraints) {
+    return charLength(value) < Number(constraints[0]) ? 'too_small' : 'too_big';
+  }
+  return 'invalid_value';
+}
+
+/** Flattens class-validator's error tree into the issues of a 400 validation error body. */
+export function toValidationIssues(errors: ValidationError[], basePath: (string | number)[] = []): ValidationIssue[] {
+  const issues: ValidationIssue[] = [];
+  for (const error of errors) {
+    const path = [...basePath, error.property];
+    const constraints = error.constraints ?? {};
+    const names = Object.keys(constraints);
+    if (names.length) {
+      // Report the first failing rule of a field only: "is required" says all that matters.
+      const missing = error.value === undefined || error.value === null;
+      const name = names.find((n) => n === 'whitelistValidation') ?? names[names.length - 1];
+      const code = issueCode(name, error.value, (error.contexts as Record<string, { constraints?: unknown[] }> | undefined)?.[name]?.constraints ?? charLengthBounds(error));
+      issues.push({
+        code,
+        path,
+        message: name === 'whitelistValidation' ? `${path.join('.')} is not an accepted field` : missing ? `${path.join('.')} is required` : constraints[name],
+      });
+    }
+    if (error.children?.length) issues.push(...toValidationIssues(error.children, path));
+  }
+  return issues;
+}
+
+function charLengthBounds(error: ValidationError): unknown[] | undefined {
+  const msg = error.constraints?.['charLength'];
+  const m = msg ? /between (\d+) and (\d+)/.exec(msg) : null;
+  return m ? [Number(m[1]), Number(m[2])] : undefined;
+}

@@ -1,0 +1,70 @@
+import { ErrorCode } from '@sa/contracts';
+import { DomainError } from './domain-error';
+
+/** The one mapping from error code to HTTP status. Exhaustive: a new code fails to compile here. */
+export function httpStatusOf(code: ErrorCode): number {
+  switch (code) {
+    case 'validation_failed':
+    case 'bad_request':
+      return 400;
+    case 'unauthorized':
+      return 401;
+    case 'api_locked':
+    case 'plan_capacity_exhausted':
+    case 'quota_exhausted':
+      return 402;
+    case 'insufficient_scope':
+    case 'bot_access_denied':
+    case 'tier_capacity_unavailable':
+      return 403;
+    case 'not_found':
+      return 404;
+    case 'bot_name_taken':
+    case 'conflict':
+      return 409;
+    case 'rate_limited':
+      return 429;
+    case 'service_unavailable':
+      return 503;
+    case 'internal_error':
+      return 500;
+  }
+}
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  402: 'Payment Required',
+  403: 'Forbidden',
+  404: 'Not Found',
+  409: 'Conflict',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};
+
+export interface HttpError {
+  status: number;
+  headers: Record<string, string>;
+  body: Record<string, unknown>;
+}
+
+/**
+ * Turns an error into the spec's body shapes (part 7): the validation error
+ * `{success:false, error:{name, message, issues}}` for validation failures, otherwise the general
+ * error object `{error, code, message, ...details}`.
+ */
+export function toHttpError(err: DomainError): HttpError {
+  const status = httpStatusOf(err.code);
+  const headers: Record<string, string> = {};
+  if (err.code === 'validation_failed') {
+    return {
+      status,
+      headers,
+      body: { success: false, error: { name: 'ValidationError', message: err.message, issues: err.details['issues'] ?? [] } },
+    };
+  }
+  if (err.code === 'rate_limited') headers['retry-after'] = String(err.details['retry_after']);
+  if (err.code === 'unauthorized') headers['www-authenticate'] = 'Bearer';
+  return { status, headers, body: { error: REASONS[status] ?? 'Error', code: err.code, message: err.message, ...err.details } };
+}

@@ -1,0 +1,54 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import pino, { Logger, LoggerOptions } from 'pino';
+
+/** Paths never written to logs: tokens, secrets, the Authorization header. */
+export const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+  'authorization',
+  'token',
+  'secret',
+  'password',
+  '*.token',
+  '*.secret',
+  '*.password',
+  '*.authorization',
+  '*.signing_secret',
+  '*.token_hash',
+];
+
+interface LogContext {
+  requestId?: string;
+  tenantId?: string;
+}
+
+/** Carries the request id through async work so every log line of a request names it. */
+export const logContext = new AsyncLocalStorage<LogContext>();
+
+export function withLogContext<T>(ctx: LogContext, fn: () => T): T {
+  return logContext.run(ctx, fn);
+}
+
+export function createLogger(service: string, opts: { level?: string; pretty?: boolean } = {}): Logger {
+  const options: LoggerOptions = {
+    level: opts.level ?? process.env['LOG_LEVEL'] ?? 'info',
+    base: { service, pid: process.pid },
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    mixin() {
+      const ctx = logContext.getStore();
+      return ctx ? { request_id: ctx.requestId, tenant_id: ctx.tenantId } : {};
+    },
+  };
+  const pretty = opts.pretty ?? (process.env['LOG_PRETTY'] === 'true' || (process.stdout.isTTY && process.env['NODE_ENV'] !== 'production'));
+  if (pretty) {
+    try {
+      require.resolve('pino-pretty');
+      return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid' } } });
+    } catch {
+      // pino-pretty is a dev dependency; production images log JSON.
+    }
+  }
+  return pino(options);
+}

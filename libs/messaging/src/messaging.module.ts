@@ -1,0 +1,39 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { ClientProxyFactory, Transport } from '@nestjs/microservices';
+import { ServiceName } from '@sa/contracts';
+import { healthControllerFor } from './health.controller';
+import { NATS_CLIENT, RPC_TIMEOUT_MS, RpcClient } from './rpc-client';
+
+export interface MessagingOptions {
+  natsUrl: string;
+  rpcTimeoutMs: number;
+  /** The service this process is; it then answers `<service>.health.ping`. Omit for the gateway. */
+  service?: ServiceName;
+  /** Name of the NATS connection, shown in NATS monitoring. */
+  connectionName: string;
+}
+
+/** NATS request/reply for one process: the typed RpcClient, and the health ping of its service. */
+@Global()
+@Module({})
+export class MessagingModule {
+  static forRoot(opts: MessagingOptions): DynamicModule {
+    return {
+      module: MessagingModule,
+      controllers: opts.service ? [healthControllerFor(opts.service)] : [],
+      providers: [
+        {
+          provide: NATS_CLIENT,
+          useFactory: () =>
+            ClientProxyFactory.create({
+              transport: Transport.NATS,
+              options: { servers: [opts.natsUrl], name: `${opts.connectionName}-client`, maxReconnectAttempts: -1, reconnectTimeWait: 500 },
+            }),
+        },
+        { provide: RPC_TIMEOUT_MS, useValue: opts.rpcTimeoutMs },
+        RpcClient,
+      ],
+      exports: [RpcClient, NATS_CLIENT],
+    };
+  }
+}
