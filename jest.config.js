@@ -28,6 +28,8 @@ const common = {
 };
 
 module.exports = {
+  // Integration and e2e tests talk to real services; unit tests finish far inside this.
+  testTimeout: 60000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,tools}/**/*.spec.ts'] },
     {
@@ -36,7 +38,6 @@ module.exports = {
       testMatch: ['<rootDir>/{apps,libs,tools}/**/*.int-spec.ts'],
       globalSetup: '<rootDir>/libs/testing/src/integration/global-setup.ts',
       globalTeardown: '<rootDir>/libs/testing/src/integration/global-teardown.ts',
-      testTimeout: 30000,
     },
     {
       ...common,
@@ -44,7 +45,6 @@ module.exports = {
       testMatch: ['<rootDir>/e2e/**/*.e2e-spec.ts'],
       globalSetup: '<rootDir>/e2e/support/global-setup.ts',
       globalTeardown: '<rootDir>/e2e/support/global-teardown.ts',
-      testTimeout: 60000,
     },
   ],
 };

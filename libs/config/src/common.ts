@@ -12,5 +12,6 @@ export const commonConfig = {
   logLevel: env.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
   logPretty: env.bool('LOG_PRETTY', false),
   eventsStream: env.str('EVENTS_STREAM', 'SA_EVENTS'),
+  eventsSubjectPrefix: env.str('EVENTS_SUBJECT_PREFIX', 'events'),
   shutdownGraceMs: env.int('SHUTDOWN_GRACE_MS', 10000, { min: 0, max: 600000 }),
 };

@@ -1,4 +1,4 @@
-/** Internal domain events; each is published on JetStream subject `events.<type>`. */
+/** Internal domain events; each is published on JetStream subject `<prefix>.<type>` (prefix `events` by default). */
 export interface BotCreatedEvent {
   bot_id: string;
   name: string;
@@ -22,8 +22,11 @@ export interface EventEnvelope<T extends EventType = EventType> {
   data: EventMap[T];
 }
 
-export const EVENT_SUBJECT_PREFIX = 'events.';
+/** The JetStream stream that carries the events, and the prefix of its subjects (`events.>`). */
+export const DEFAULT_EVENT_STREAM = 'SA_EVENTS';
+export const DEFAULT_EVENT_SUBJECT_PREFIX = 'events';
 
-export function eventSubject(type: EventType | string): string {
-  return `${EVENT_SUBJECT_PREFIX}${type}`;
+/** `eventSubject('events', 'bot.created')` is `events.bot.created`. */
+export function eventSubject(prefix: string, type: EventType | string): string {
+  return `${prefix}.${type}`;
 }

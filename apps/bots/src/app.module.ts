@@ -1,0 +1,22 @@
+import { Module } from '@nestjs/common';
+import { DatabaseModule } from '@sa/db';
+import { EventsModule } from '@sa/events';
+import { MessagingModule } from '@sa/messaging';
+import { BotEntity } from './bots/bot.entity';
+import { BotsHandler } from './bots/bots.handler';
+import { BotsRepository } from './bots/bots.repository';
+import { BotsService } from './bots/bots.service';
+import { loadBotsConfig } from './config/bots.config';
+
+const config = loadBotsConfig();
+
+@Module({
+  imports: [
+    DatabaseModule.forRoot({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'bots', entities: [BotEntity] }),
+    MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'bots', connectionName: 'bots' }),
+    EventsModule.forService({ schema: 'bots', natsUrl: config.natsUrl, stream: { name: config.eventsStream, subjectPrefix: config.eventsSubjectPrefix }, relay: true }),
+  ],
+  controllers: [BotsHandler],
+  providers: [BotsRepository, BotsService],
+})
+export class AppModule {}

@@ -1,0 +1,19 @@
+import { Controller } from '@nestjs/common';
+import { BotView, CallerContext, CreateBotRequest, CreatedBotView } from '@sa/contracts';
+import { RpcHandler } from '@sa/messaging';
+import { BotsService } from './bots.service';
+
+@Controller()
+export class BotsHandler {
+  constructor(private readonly bots: BotsService) {}
+
+  @RpcHandler('bots.bot.list')
+  list(_req: object, ctx: CallerContext): Promise<BotView[]> {
+    return this.bots.list(ctx);
+  }
+
+  @RpcHandler('bots.bot.create')
+  create(req: CreateBotRequest, ctx: CallerContext): Promise<CreatedBotView> {
+    return this.bots.create(ctx, req);
+  }
+}

@@ -1,0 +1,77 @@
+import { Injectable } from '@nestjs/common';
+import { BotView, CallerContext, CreateBotRequest, CreatedBotView, ENTERPRISE_TIERS, EnterpriseTier, canonicalLanguage } from '@sa/contracts';
+import { BotAccessDenied, BotNameTaken, PlanCapacityExhausted, TierCapacityUnavailable } from '@sa/errors';
+import { isUniqueViolation } from '@sa/db';
+import { Outbox } from '@sa/events';
+import { BotEntity } from './bot.entity';
+import { BotsRepository } from './bots.repository';
+import { suggestName } from './suggest-name';
+
+export const MAX_BOTS_LISTED = 1000;
+export const DEFAULT_BOT_LANGUAGE = 'en';
+
+export function toBotView(b: BotEntity): BotView {
+  return { id: b.id, name: b.name, slot_kind: b.slotKind, language: b.language, created_at: b.createdAt.toISOString() };
+}
+
+@Injectable()
+export class BotsService {
+  constructor(
+    private readonly bots: BotsRepository,
+    private readonly outbox: Outbox,
+  ) {}
+
+  async list(ctx: CallerContext): Promise<BotView[]> {
+    const rows = await this.bots.list(ctx.tenantId, ctx.botIds ?? null, MAX_BOTS_LISTED);
+    return rows.map(toBotView);
+  }
+
+  /**
+   * Spec part 4, POST /bots: restricted tokens cannot create bots; enterprise workspaces need a
+   * tier with a free slot (403 with available_slots); other plans need a free plan slot (402);
+   * a name already used in the workspace gives 409 with a free suggested_name.
+   */
+  async create(ctx: CallerContext, req: CreateBotRequest): Promise<CreatedBotView> {
+    if (ctx.botIds) throw new BotAccessDenied('A token restricted to specific bots cannot create bots');
+    const language = req.language ? canonicalLanguage(req.language)! : DEFAULT_BOT_LANGUAGE;
+    const enterprise = ctx.entitlements.plan === 'enterprise';
+    try {
+      const bot = await this.bots.transaction(async (m) => {
+        await this.bots.lockTenant(m, ctx.tenantId);
+        let tier: EnterpriseTier | null = null;
+        if (enterprise) {
+          const used = await this.bots.countByTier(m, ctx.tenantId);
+          const available = Object.fromEntries(ENTERPRISE_TIERS.map((t) => [t, Math.max(0, (ctx.entitlements.tierSlots[t] ?? 0) - used[t])])) as Record<EnterpriseTier, number>;
+          if (!req.enterprise_plan_tier) {
+            throw new TierCapacityUnavailable('Enterprise workspaces must choose an enterprise_plan_tier (starter, growth or scale) with a free slot', available);
+          }
+          if (available[req.enterprise_plan_tier] < 1) {
+            throw new TierCapacityUnavailable(`No free slot in the ${req.enterprise_plan_tier} tier`, available);
+          }
+          tier = req.enterprise_plan_tier;
+        } else {
+          const used = await this.bots.countPlanBots(m, ctx.tenantId);
+          if (used >= ctx.entitlements.botSlots) {
+            throw new PlanCapacityExhausted(`The ${ctx.entitlements.plan} plan allows ${ctx.entitlements.botSlots} bot(s); all are in use`, { bot_slots: ctx.entitlements.botSlots });
+          }
+        }
+        const created = await this.bots.insert(m, { tenantId: ctx.tenantId, name: req.name, language, slotKind: 'plan', enterprisePlanTier: tier });
+        await this.outbox.add(m, 'bot.created', ctx.tenantId, {
+          bot_id: created.id,
+          name: created.name,
+          language: created.language,
+          slot_kind: created.slotKind,
+          enterprise_plan_tier: created.enterprisePlanTier,
+        });
+        return created;
+      });
+      return { id: bot.id, name: bot.name, language: bot.language, created_at: bot.createdAt.toISOString() };
+    } catch (err) {
+      if (isUniqueViolation(err, 'bots_tenant_name_key')) {
+        const taken = await this.bots.namesStartingWith(ctx.tenantId, req.name.trim().replace(/\s+\d+$/, '') || req.name);
+        throw new BotNameTaken(req.name, suggestName(req.name, taken));
+      }
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,3 @@
+import { commonConfig, parseConfig } from '@sa/config';
+
+export const loadChatConfig = () => parseConfig({ ...commonConfig });

@@ -1,0 +1,46 @@
+import { DynamicModule, Global, Module } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import type { Logger } from 'pino';
+import { DatabaseModule } from '@sa/db';
+import { IDENTITY_ENTITIES } from '@sa/identity';
+import { MessagingModule } from '@sa/messaging';
+import { AuthModule } from './auth/auth.module';
+import { GATEWAY_LOGGER } from './auth/auth.tokens';
+import { BotsController } from './bots/bots.controller';
+import { GATEWAY_CONFIG, GatewayConfig } from './config/gateway.config';
+import { HealthController } from './health/health.controller';
+import { HttpErrorFilter } from './http/error.filter';
+import { OpenApiController } from './openapi/openapi.controller';
+
+@Global()
+@Module({})
+class GatewayCoreModule {
+  static forRoot(config: GatewayConfig, logger: Logger): DynamicModule {
+    return {
+      module: GatewayCoreModule,
+      providers: [
+        { provide: GATEWAY_CONFIG, useValue: config },
+        { provide: GATEWAY_LOGGER, useValue: logger },
+      ],
+      exports: [GATEWAY_CONFIG, GATEWAY_LOGGER],
+    };
+  }
+}
+
+/** The public edge: identity (its own schema), auth, rate limits, validation, routing over NATS. */
+@Module({})
+export class AppModule {
+  static forRoot(config: GatewayConfig, logger: Logger): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        GatewayCoreModule.forRoot(config, logger),
+        DatabaseModule.forRoot({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'gateway', entities: IDENTITY_ENTITIES }),
+        MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, connectionName: 'gateway' }),
+        AuthModule,
+      ],
+      controllers: [HealthController, OpenApiController, BotsController],
+      providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }],
+    };
+  }
+}

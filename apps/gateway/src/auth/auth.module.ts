@@ -1,0 +1,63 @@
+import { Global, Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { APP_GUARD } from '@nestjs/core';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { Logger } from 'pino';
+import { DataSource } from 'typeorm';
+import { TokenVerifier, mergePlanLimits } from '@sa/identity';
+import { GATEWAY_CONFIG, GatewayConfig } from '../config/gateway.config';
+import { MemoryRateLimiter, RateLimiter, RedisRateLimiter } from '../rate-limit/rate-limiter';
+import { AuthGuard } from './auth.guard';
+import { GATEWAY_LOGGER, PLAN_LIMITS, RATE_LIMITER } from './auth.tokens';
+
+@Injectable()
+class AuthLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
+  constructor(
+    private readonly verifier: TokenVerifier,
+    @Inject(RATE_LIMITER) private readonly limiter: RateLimiter,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.verifier.start();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.verifier.stop();
+    await this.limiter.close();
+  }
+}
+
+/** Token verification, rate limiting and the global guard that applies them to every route. */
+@Global()
+@Module({
+  providers: [
+    {
+      provide: TokenVerifier,
+      inject: [getDataSourceToken(), GATEWAY_CONFIG, GATEWAY_LOGGER],
+      useFactory: (ds: DataSource, config: GatewayConfig, logger: Logger) =>
+        new TokenVerifier(
+          ds,
+          {
+            cacheTtlMs: config.authCacheTtlMs,
+            negativeTtlMs: config.authNegativeTtlMs,
+            maxEntries: config.authCacheMax,
+            lastUsedFlushMs: config.tokenLastUsedFlushMs,
+            databaseUrl: config.databaseUrl,
+          },
+          logger,
+        ),
+    },
+    {
+      provide: RATE_LIMITER,
+      inject: [GATEWAY_CONFIG, GATEWAY_LOGGER],
+      useFactory: (config: GatewayConfig, logger: Logger): RateLimiter =>
+        config.redisUrl
+          ? new RedisRateLimiter(config.redisUrl, config.rateLimitRequests, config.rateLimitWindowSeconds * 1000, config.rateLimitPrefix, logger)
+          : new MemoryRateLimiter(config.rateLimitRequests, config.rateLimitWindowSeconds * 1000),
+    },
+    { provide: PLAN_LIMITS, inject: [GATEWAY_CONFIG], useFactory: (config: GatewayConfig) => mergePlanLimits(config.planLimits) },
+    { provide: APP_GUARD, useClass: AuthGuard },
+    AuthLifecycle,
+  ],
+  exports: [TokenVerifier, RATE_LIMITER, PLAN_LIMITS],
+})
+export class AuthModule {}

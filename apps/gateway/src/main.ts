@@ -1,0 +1,32 @@
+import 'reflect-metadata';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { createLogger, PinoNestLogger } from '@sa/logging';
+import { AppModule } from './app.module';
+import { loadGatewayConfig } from './config/gateway.config';
+import { configureFastify, requestIdOf } from './http/fastify-setup';
+
+async function bootstrap(): Promise<void> {
+  const config = loadGatewayConfig();
+  const logger = createLogger('gateway', { level: config.logLevel });
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => requestIdOf(req),
+    // sessionId path parameters may be 120 characters, more once percent-encoded.
+    routerOptions: { maxParamLength: 1024, ignoreTrailingSlash: true },
+    return503OnClosing: true,
+  });
+  configureFastify(adapter.getInstance(), logger);
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, logger), adapter, {
+    logger: new PinoNestLogger(logger),
+  });
+  app.enableShutdownHooks();
+  await app.listen(config.port, config.host);
+  logger.info({ url: `http://${config.host}:${config.port}/v1` }, 'gateway listening');
+}
+
+bootstrap().catch((err: unknown) => {
+  process.stderr.write(`gateway failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});

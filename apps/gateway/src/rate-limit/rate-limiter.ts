@@ -1,0 +1,95 @@
+import Redis from 'ioredis';
+import type { Logger } from 'pino';
+
+export interface RateDecision {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** Whole seconds until the window resets (≥ 1). */
+  resetSeconds: number;
+}
+
+export interface RateLimiter {
+  hit(key: string): Promise<RateDecision>;
+  close(): Promise<void>;
+}
+
+/** Fixed window per key in this process only (single gateway replica, or no Redis configured). */
+export class MemoryRateLimiter implements RateLimiter {
+  private readonly windows = new Map<string, { count: number; resetAt: number }>();
+  private readonly sweeper: NodeJS.Timeout;
+
+  constructor(
+    private readonly limit: number,
+    private readonly windowMs: number,
+  ) {
+    this.sweeper = setInterval(() => {
+      const now = Date.now();
+      for (const [k, w] of this.windows) if (w.resetAt <= now) this.windows.delete(k);
+    }, Math.max(windowMs, 1000));
+    this.sweeper.unref();
+  }
+
+  async hit(key: string): Promise<RateDecision> {
+    const now = Date.now();
+    let w = this.windows.get(key);
+    if (!w || w.resetAt <= now) {
+      w = { count: 0, resetAt: now + this.windowMs };
+      this.windows.set(key, w);
+    }
+    w.count++;
+    return decide(w.count, this.limit, w.resetAt - now);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+  }
+}
+
+const HIT_SCRIPT = `
+local count = redis.call('INCR', KEYS[1])
+if count == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]); ttl = tonumber(ARGV[1]) end
+return {count, ttl}`;
+
+/**
+ * Fixed window per key in Redis, shared by every gateway replica. If Redis is unreachable the
+ * request is let through (and logged): an outage of the limiter must not take the API down.
+ */
+export class RedisRateLimiter implements RateLimiter {
+  private readonly redis: Redis;
+
+  constructor(
+    url: string,
+    private readonly limit: number,
+    private readonly windowMs: number,
+    private readonly prefix: string,
+    private readonly logger: Logger,
+  ) {
+    this.redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 500, lazyConnect: false });
+    this.redis.on('error', (err) => this.logger.warn({ err: err.message }, 'rate limiter: Redis error'));
+    this.redis.defineCommand('rateHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+  }
+
+  async hit(key: string): Promise<RateDecision> {
+    try {
+      const [count, ttl] = (await (this.redis as unknown as { rateHit: (k: string, ms: number) => Promise<[number, number]> }).rateHit(
+        this.prefix + key,
+        this.windowMs,
+      )) as [number, number];
+      return decide(count, this.limit, ttl);
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, 'rate limiter unavailable; request allowed');
+      return { allowed: true, limit: this.limit, remaining: this.limit, resetSeconds: Math.ceil(this.windowMs / 1000) };
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}
+
+function decide(count: number, limit: number, msLeft: number): RateDecision {
+  return { allowed: count <= limit, limit, remaining: Math.max(0, limit - count), resetSeconds: Math.max(1, Math.ceil(msLeft / 1000)) };
+}

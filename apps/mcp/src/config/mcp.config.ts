@@ -1,0 +1,3 @@
+import { commonConfig, parseConfig } from '@sa/config';
+
+export const loadMcpConfig = () => parseConfig({ ...commonConfig });

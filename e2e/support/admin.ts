@@ -1,0 +1,31 @@
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
+import { e2eState } from './state';
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real admin CLI (compiled) against the e2e database. */
+export function runAdmin(args: string[]): Promise<CliResult> {
+  const s = e2eState();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(s.root, 'dist', 'tools', 'admin', 'main.js'), ...args], {
+      env: { PATH: process.env['PATH'], DATABASE_URL: s.databaseUrl },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+export async function admin<T = Record<string, unknown>>(args: string[]): Promise<T> {
+  const r = await runAdmin(args);
+  if (r.code !== 0) throw new Error(`admin ${args.join(' ')} failed (${r.code}): ${r.stderr}`);
+  return JSON.parse(r.stdout) as T;
+}

@@ -1,0 +1,61 @@
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { databaseUrl, dropDatabase } from '../../libs/testing/src/integration/databases';
+import { System } from '../../tools/launcher/system';
+import { freePort, redisReachable, startPrivateNats } from './infra';
+import type { E2eState } from './state';
+
+/**
+ * Starts the real system once for the e2e run: a private NATS (JetStream), a fresh database
+ * migrated by the real migrate command, Redis when reachable, and the eight compiled apps.
+ */
+export default async function globalSetup(): Promise<void> {
+  const root = path.resolve(__dirname, '..', '..');
+  const build = spawnSync(process.execPath, ['tools/build.js', '--if-stale', '--quiet'], { cwd: root, stdio: 'inherit' });
+  if (build.status !== 0) throw new Error('build failed');
+
+  const dbName = `sa_e2e_${randomBytes(4).toString('hex')}`;
+  const dbUrl = databaseUrl(dbName);
+  const nats = await startPrivateNats();
+  const migrate = spawnSync(process.execPath, ['dist/tools/migrate/main.js'], { cwd: root, env: { ...process.env, DATABASE_URL: dbUrl }, encoding: 'utf8' });
+  if (migrate.status !== 0) throw new Error(`migrations failed:\n${migrate.stdout}\n${migrate.stderr}`);
+
+  const redisUrl = process.env['E2E_REDIS_URL'] || 'redis://127.0.0.1:6379';
+  const useRedis = await redisReachable(redisUrl);
+  const rateLimitPrefix = `sa:e2e:${randomBytes(4).toString('hex')}:`;
+  const logDir = path.join(root, 'tmp', 'e2e-logs');
+  fs.rmSync(logDir, { recursive: true, force: true });
+
+  const env: Record<string, string> = {
+    DATABASE_URL: dbUrl,
+    NATS_URL: nats.url,
+    GATEWAY_PORT: String(await freePort()),
+    MCP_PORT: String(await freePort()),
+    LOG_LEVEL: 'info',
+    LOG_PRETTY: 'false',
+    NODE_ENV: 'test',
+    RATE_LIMIT_REQUESTS: '100000',
+    RATE_LIMIT_PREFIX: rateLimitPrefix,
+    RPC_TIMEOUT_MS: '3000',
+    ...(useRedis ? { REDIS_URL: redisUrl } : {}),
+  };
+  const system = new System({ root, env: { PATH: process.env['PATH'], ...env }, output: { kind: 'files', dir: logDir } });
+  await system.start();
+  await system.waitReady(60000);
+
+  const state: E2eState = {
+    root,
+    baseUrl: system.baseUrl,
+    gatewayUrl: system.gatewayUrl,
+    databaseUrl: dbUrl,
+    natsUrl: nats.url,
+    redisUrl: useRedis ? redisUrl : null,
+    rateLimitPrefix,
+    logDir,
+    env,
+  };
+  process.env['SA_E2E_STATE'] = JSON.stringify(state);
+  (globalThis as Record<string, unknown>)['__SA_E2E__'] = { system, nats, dbName };
+}

@@ -1,0 +1,18 @@
+/** What the global setup started, shared with every e2e test file through the environment. */
+export interface E2eState {
+  root: string;
+  baseUrl: string;
+  gatewayUrl: string;
+  databaseUrl: string;
+  natsUrl: string;
+  redisUrl: string | null;
+  rateLimitPrefix: string;
+  logDir: string;
+  env: Record<string, string>;
+}
+
+export function e2eState(): E2eState {
+  const raw = process.env['SA_E2E_STATE'];
+  if (!raw) throw new Error('SA_E2E_STATE is not set: run e2e tests through jest --selectProjects e2e');
+  return JSON.parse(raw) as E2eState;
+}

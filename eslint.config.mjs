@@ -1,0 +1,61 @@
+import nx from '@nx/eslint-plugin';
+import tseslint from 'typescript-eslint';
+
+// Module boundaries that really constrain (STYLE.md): every project is tagged scope:<…> and
+// type:<…>; apps never import apps; the contracts lib stays free of frameworks and drivers.
+const serviceScopes = ['bots', 'knowledge', 'chat', 'leads', 'bookings', 'webhook-dispatcher'];
+
+function boundaries({ testFiles }) {
+  // Test files of any project may use the testing lib; production code of libs may not.
+  const testing = testFiles ? ['type:testing'] : [];
+  return [
+    'error',
+    {
+      enforceBuildableLibDependency: false,
+      allowCircularSelfDependency: false,
+      banTransitiveDependencies: false,
+      depConstraints: [
+        { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:util', 'type:data-access', ...testing] },
+        { sourceTag: 'type:tool', onlyDependOnLibsWithTags: ['type:contracts', 'type:util', 'type:data-access', 'type:testing'] },
+        { sourceTag: 'type:data-access', onlyDependOnLibsWithTags: ['type:contracts', 'type:util', 'type:data-access', ...testing] },
+        { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:util', 'type:data-access', 'type:testing'] },
+        { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:contracts', 'type:util', ...testing] },
+        {
+          sourceTag: 'type:contracts',
+          onlyDependOnLibsWithTags: ['type:contracts', ...testing],
+          bannedExternalImports: ['@nestjs/*', 'typeorm', 'pg', 'nats', 'ioredis', '@qdrant/*', 'langchain', '@langchain/*', '@modelcontextprotocol/*', 'fastify'],
+        },
+        { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+        { sourceTag: 'scope:identity', onlyDependOnLibsWithTags: ['scope:shared'] },
+        { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity'] },
+        { sourceTag: 'scope:mcp', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity'] },
+        { sourceTag: 'scope:tools', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity'] },
+        ...serviceScopes.map((s) => ({ sourceTag: `scope:${s}`, onlyDependOnLibsWithTags: ['scope:shared'] })),
+      ],
+    },
+  ];
+}
+
+export default [
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '**/*.js', '**/*.cjs', '**/*.mjs', 'tmp/**'] },
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    plugins: { '@nx': nx },
+    rules: {
+      '@nx/enforce-module-boundaries': boundaries({ testFiles: false }),
+      'no-console': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-require-imports': 'off',
+    },
+  },
+  {
+    files: ['**/*.spec.ts', '**/*.int-spec.ts', 'e2e/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': boundaries({ testFiles: true }),
+      'no-console': 'off',
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+];

@@ -1,0 +1,203 @@
+import { JetStreamClient, NatsConnection, PubAck } from 'nats';
+import { Logger } from 'pino';
+import { DataSource } from 'typeorm';
+import { eventSubject } from '@sa/contracts';
+import { EventStreamConfig, ensureEventStream } from './event-stream';
+import { outboxChannel, qualifiedTable } from './outbox-sql';
+import { PgListener, pgClientConfig } from './pg-listener';
+
+export interface OutboxRelayOptions {
+  dataSource: DataSource;
+  /** The schema whose `outbox` table this relay publishes. */
+  schema: string;
+  nats: NatsConnection;
+  stream: EventStreamConfig;
+  logger: Logger;
+  /** Fallback polling when no NOTIFY arrives (LISTEN connection down, notification lost). */
+  pollIntervalMs?: number;
+  /** Rows claimed and published per transaction. */
+  batchSize?: number;
+  /** Published rows older than this are deleted. */
+  retentionMs?: number;
+  /** How often old published rows are looked for (also once at start). */
+  cleanupIntervalMs?: number;
+  /** How long to wait for each PubAck. */
+  publishTimeoutMs?: number;
+}
+
+interface OutboxRow {
+  id: string;
+  type: string;
+  payload: string;
+}
+
+const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+const CLEANUP_CHUNK = 1000;
+
+/**
+ * Publishes the committed rows of one schema's outbox to JetStream, at least once.
+ *
+ * Each pass claims a batch of unpublished rows with `FOR UPDATE SKIP LOCKED` (so any number of
+ * replicas share the work without publishing a row twice), publishes each on
+ * `<prefix>.<type>` with the event id as Nats-Msg-Id, waits for the PubAcks and marks the
+ * acknowledged rows published in the same transaction. If the process dies between a PubAck and
+ * the commit, the row is published again later: JetStream drops it as a duplicate within its
+ * duplicate window, and consumers skip already processed ids in any case.
+ *
+ * Passes are triggered by the outbox trigger's NOTIFY (dedicated LISTEN connection) and by a poll
+ * timer. Failures (database, NATS down) are logged and leave the rows for the next pass.
+ */
+export class OutboxRelay {
+  private readonly table: string;
+  private readonly logger: Logger;
+  private readonly listener: PgListener;
+  private readonly batchSize: number;
+  private readonly encoder = new TextEncoder();
+  private js: JetStreamClient | null = null;
+  private running = false;
+  private streamReady = false;
+  /** Set by kick(): another pass is wanted after the current one. */
+  private wanted = false;
+  private pass: Promise<void> | null = null;
+  private cleanup: Promise<void> | null = null;
+  private timers: NodeJS.Timeout[] = [];
+
+  constructor(private readonly opts: OutboxRelayOptions) {
+    this.table = qualifiedTable(opts.schema, 'outbox');
+    this.batchSize = opts.batchSize ?? 100;
+    this.logger = opts.logger.child({ component: 'outbox-relay', schema: opts.schema });
+    const appName = opts.dataSource.options.type === 'postgres' ? opts.dataSource.options.applicationName : undefined;
+    this.listener = new PgListener({
+      client: pgClientConfig(opts.dataSource.options, `${appName ?? opts.schema}-outbox-listen`.slice(0, 63)),
+      channel: outboxChannel(opts.schema),
+      logger: this.logger,
+      onNotify: () => this.kick(),
+      // Rows committed while we were not listening are picked up at once.
+      onListening: () => this.kick(),
+    });
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    this.js = this.opts.nats.jetstream();
+    await this.ensureStream();
+    await this.listener.start();
+    this.timers = [
+      setInterval(() => this.kick(), this.opts.pollIntervalMs ?? 1000),
+      setInterval(() => this.runCleanup(), this.opts.cleanupIntervalMs ?? 60 * 60 * 1000),
+    ];
+    for (const t of this.timers) t.unref();
+    this.runCleanup();
+    this.kick();
+    this.logger.info({ stream: this.opts.stream.name }, 'outbox relay started');
+  }
+
+  /** Waits for the batch in flight (it commits or rolls back), then closes the LISTEN connection. */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    for (const t of this.timers) clearInterval(t);
+    this.timers = [];
+    await Promise.all([this.pass, this.cleanup]);
+    await this.listener.stop();
+    this.logger.info('outbox relay stopped');
+  }
+
+  /** Requests a pass; requests made while a pass runs coalesce into one more pass after it. */
+  kick(): void {
+    if (!this.running) return;
+    this.wanted = true;
+    if (this.pass) return;
+    this.pass = (async () => {
+      while (this.wanted && this.running) {
+        this.wanted = false;
+        await this.publishPending();
+      }
+    })()
+      .catch((err: unknown) => this.logger.error({ err }, 'outbox relay pass failed'))
+      .finally(() => (this.pass = null));
+  }
+
+  /** Publishes batches until the outbox has no unpublished row left, or a batch fails. */
+  private async publishPending(): Promise<void> {
+    if (!this.streamReady) await this.ensureStream();
+    try {
+      while (this.running) {
+        const { claimed, published } = await this.publishBatch();
+        if (claimed < this.batchSize || published < claimed) return;
+      }
+    } catch (err) {
+      this.logger.error({ err }, 'outbox relay pass failed; will retry');
+    }
+  }
+
+  private publishBatch(): Promise<{ claimed: number; published: number }> {
+    return this.opts.dataSource.transaction(async (m) => {
+      const rows: OutboxRow[] = await m.query(
+        `SELECT id, type, payload::text AS payload FROM ${this.table}
+         WHERE published_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        [this.batchSize],
+      );
+      if (rows.length === 0) return { claimed: 0, published: 0 };
+      // Pipelined: all publishes go out in order on the one connection, then the acks are awaited.
+      const results = await Promise.allSettled(rows.map((row) => this.publish(row)));
+      const published: string[] = [];
+      let duplicates = 0;
+      let firstError: unknown;
+      results.forEach((r, i) => {
+        if (r.status === 'fulfilled') {
+          published.push(rows[i].id);
+          if (r.value.duplicate) duplicates++;
+        } else {
+          firstError ??= r.reason;
+        }
+      });
+      if (published.length) await m.query(`UPDATE ${this.table} SET published_at = now() WHERE id = ANY($1::uuid[])`, [published]);
+      if (firstError) this.logger.warn({ err: firstError, failed: rows.length - published.length }, 'publishing outbox events failed; will retry');
+      this.logger.debug({ published: published.length, duplicates }, 'outbox batch published');
+      return { claimed: rows.length, published: published.length };
+    });
+  }
+
+  private async publish(row: OutboxRow): Promise<PubAck> {
+    if (!this.js) throw new Error('relay not started');
+    return this.js.publish(eventSubject(this.opts.stream.subjectPrefix, row.type), this.encoder.encode(row.payload), {
+      msgID: row.id,
+      timeout: this.opts.publishTimeoutMs ?? 5000,
+    });
+  }
+
+  private async ensureStream(): Promise<void> {
+    try {
+      await ensureEventStream(this.opts.nats, this.opts.stream);
+      this.streamReady = true;
+    } catch (err) {
+      this.logger.warn({ err, stream: this.opts.stream.name }, 'cannot create or check the event stream; will retry');
+    }
+  }
+
+  private runCleanup(): void {
+    if (this.cleanup || !this.running) return;
+    this.cleanup = this.deleteOldPublished()
+      .catch((err: unknown) => this.logger.error({ err }, 'deleting old outbox rows failed'))
+      .finally(() => (this.cleanup = null));
+  }
+
+  /** Deletes published rows past the retention, in chunks so no statement runs long. */
+  private async deleteOldPublished(): Promise<void> {
+    const retentionMs = this.opts.retentionMs ?? DEFAULT_RETENTION_MS;
+    let deleted = 0;
+    while (this.running) {
+      const [, count]: [unknown, number] = await this.opts.dataSource.query(
+        `DELETE FROM ${this.table} WHERE id IN (
+           SELECT id FROM ${this.table}
+           WHERE published_at < now() - $1::double precision * interval '1 millisecond' LIMIT ${CLEANUP_CHUNK})`,
+        [retentionMs],
+      );
+      deleted += count;
+      if (count < CLEANUP_CHUNK) break;
+    }
+    if (deleted) this.logger.info({ deleted }, 'deleted old published outbox rows');
+  }
+}

@@ -1,0 +1,28 @@
+import { EventEnvelope } from '@sa/contracts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/**
+ * The envelope carried by a JetStream message, or null when the payload is not one (bad JSON,
+ * missing or mistyped fields). The `data` shape is the producer's contract and is not checked.
+ */
+export function parseEnvelope(payload: Uint8Array | string): EventEnvelope | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(typeof payload === 'string' ? payload : new TextDecoder('utf-8', { fatal: true }).decode(payload));
+  } catch {
+    return null;
+  }
+  if (!isObject(value)) return null;
+  const { id, type, tenant_id, occurred_at, data } = value;
+  if (typeof id !== 'string' || !UUID.test(id)) return null;
+  if (typeof type !== 'string' || type.length === 0) return null;
+  if (typeof tenant_id !== 'string' || !UUID.test(tenant_id)) return null;
+  if (typeof occurred_at !== 'string' || Number.isNaN(Date.parse(occurred_at))) return null;
+  if (!isObject(data)) return null;
+  return value as unknown as EventEnvelope;
+}

@@ -1,0 +1,39 @@
+import type { Entitlements, Plan } from '@sa/contracts';
+import { hasWebhooks } from './live-access';
+import type { WorkspaceEntity } from './workspace.entity';
+
+export interface PlanLimit {
+  botSlots: number;
+  messagesPerMonth: number;
+  pagesPerBot: number;
+}
+
+/**
+ * Defaults per plan. The spec gives no numbers (part 8 gaps): these are this implementation's
+ * choice (docs/decisions.md), overridable with PLAN_LIMITS and per workspace with the admin CLI.
+ */
+export const DEFAULT_PLAN_LIMITS: Record<Plan, PlanLimit> = {
+  growth_trial: { botSlots: 3, messagesPerMonth: 5000, pagesPerBot: 500 },
+  growth: { botSlots: 3, messagesPerMonth: 5000, pagesPerBot: 500 },
+  scale: { botSlots: 10, messagesPerMonth: 25000, pagesPerBot: 2000 },
+  // Enterprise bots take tier slots (tier_slots), not plan slots.
+  enterprise: { botSlots: 0, messagesPerMonth: 100000, pagesPerBot: 10000 },
+};
+
+export function mergePlanLimits(overrides: Partial<Record<Plan, Partial<PlanLimit>>> | undefined): Record<Plan, PlanLimit> {
+  const out = { ...DEFAULT_PLAN_LIMITS };
+  for (const plan of Object.keys(out) as Plan[]) out[plan] = { ...out[plan], ...(overrides?.[plan] ?? {}) };
+  return out;
+}
+
+export function entitlementsOf(w: WorkspaceEntity, limits: Record<Plan, PlanLimit>): Entitlements {
+  const plan = limits[w.plan];
+  return {
+    plan: w.plan,
+    botSlots: w.botSlots ?? plan.botSlots,
+    tierSlots: { starter: w.tierSlots?.starter ?? 0, growth: w.tierSlots?.growth ?? 0, scale: w.tierSlots?.scale ?? 0 },
+    messagesPerMonth: w.messagesPerMonth ?? plan.messagesPerMonth,
+    pagesPerBot: w.pagesPerBot ?? plan.pagesPerBot,
+    webhooks: hasWebhooks(w),
+  };
+}

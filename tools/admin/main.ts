@@ -1,0 +1,149 @@
+import { DEFAULT_DATABASE_URL } from '@sa/config';
+import { BillingStatus, Plan, TierSlots } from '@sa/contracts';
+import { createDataSource } from '@sa/db';
+import { AdminInputError, IDENTITY_ENTITIES, IdentityAdmin, WorkspaceChanges, WorkspaceEntity } from '@sa/identity';
+import { ParsedArgs, UsageError, parseArgs, rejectLeftovers, requireString, takeBool, takeInt, takeList, takeString } from './args';
+
+const USAGE = `Usage: npm run -s admin -- <command> [options]   (JSON on stdout)
+
+  workspace create --name N --plan growth_trial|growth|scale|enterprise [--trial-ends ISO]
+                   [--enterprise-api] [--enterprise-webhooks] [--tier-slots starter=1,growth=0,scale=2]
+                   [--messages-per-month N] [--pages-per-bot N] [--bot-slots N] [--status active|past_due|canceled]
+  workspace update --id ID [the same options] [--no-enterprise-api] [--no-enterprise-webhooks]
+  workspace show   --id ID
+  token create     --workspace ID --scopes a,b|all [--bots id,id] [--expires-in SECONDS] [--name N]
+  token revoke     --id ID
+  token list       --workspace ID
+
+Environment: DATABASE_URL (default ${DEFAULT_DATABASE_URL}).`;
+
+const BOOLEAN_FLAGS = new Set(['enterprise-api', 'enterprise-webhooks', 'help']);
+
+function tierSlots(args: ParsedArgs): Partial<TierSlots> | undefined {
+  const list = takeList(args, 'tier-slots');
+  if (!list) return undefined;
+  const out: Record<string, number> = {};
+  for (const item of list) {
+    const m = /^([a-z]+)=(\d+)$/.exec(item);
+    if (!m) throw new UsageError(`--tier-slots takes tier=count pairs such as starter=1,growth=0 (got "${item}")`);
+    out[m[1]] = Number(m[2]);
+  }
+  return out as Partial<TierSlots>;
+}
+
+function workspaceChanges(args: ParsedArgs): WorkspaceChanges {
+  const trialEnds = takeString(args, 'trial-ends');
+  let trialEndsAt: Date | undefined;
+  if (trialEnds !== undefined) {
+    trialEndsAt = new Date(trialEnds);
+    if (!/^\d{4}-\d{2}-\d{2}/.test(trialEnds) || Number.isNaN(trialEndsAt.getTime())) throw new UsageError(`--trial-ends must be an ISO 8601 date-time (got "${trialEnds}")`);
+  }
+  return {
+    name: takeString(args, 'name'),
+    plan: takeString(args, 'plan') as Plan | undefined,
+    trialEndsAt,
+    billingStatus: takeString(args, 'status') as BillingStatus | undefined,
+    enterpriseApi: takeBool(args, 'enterprise-api'),
+    enterpriseWebhooks: takeBool(args, 'enterprise-webhooks'),
+    tierSlots: tierSlots(args),
+    messagesPerMonth: takeInt(args, 'messages-per-month'),
+    pagesPerBot: takeInt(args, 'pages-per-bot'),
+    botSlots: takeInt(args, 'bot-slots'),
+  };
+}
+
+function workspaceJson(w: WorkspaceEntity): Record<string, unknown> {
+  return {
+    id: w.id,
+    name: w.name,
+    plan: w.plan,
+    trial_ends_at: w.trialEndsAt?.toISOString() ?? null,
+    status: w.billingStatus,
+    enterprise_api: w.enterpriseApi,
+    enterprise_webhooks: w.enterpriseWebhooks,
+    tier_slots: w.tierSlots,
+    messages_per_month: w.messagesPerMonth,
+    pages_per_bot: w.pagesPerBot,
+    bot_slots: w.botSlots,
+  };
+}
+
+async function run(argv: string[]): Promise<unknown> {
+  const args = parseArgs(argv, BOOLEAN_FLAGS);
+  const [group, action, ...extra] = args.positionals;
+  if (args.flags.get('help') || !group) throw new UsageError('');
+  if (extra.length) throw new UsageError(`unexpected argument(s): ${extra.join(' ')}`);
+  const command = `${group} ${action ?? ''}`.trim();
+  const ds = await createDataSource({ url: process.env['DATABASE_URL'] || DEFAULT_DATABASE_URL, applicationName: 'admin-cli', entities: IDENTITY_ENTITIES, poolSize: 2 });
+  const admin = new IdentityAdmin(ds);
+  try {
+    switch (command) {
+      case 'workspace create': {
+        const changes = workspaceChanges(args);
+        if (!changes.name) throw new UsageError('--name is required');
+        if (!changes.plan) throw new UsageError('--plan is required');
+        rejectLeftovers(args);
+        return workspaceJson(await admin.createWorkspace({ ...changes, name: changes.name, plan: changes.plan }));
+      }
+      case 'workspace update': {
+        const id = requireString(args, 'id');
+        const changes = workspaceChanges(args);
+        rejectLeftovers(args);
+        return workspaceJson(await admin.updateWorkspace(id, changes));
+      }
+      case 'workspace show': {
+        const id = requireString(args, 'id');
+        rejectLeftovers(args);
+        const w = await admin.getWorkspace(id);
+        if (!w) throw new AdminInputError(`no workspace with id ${id}`);
+        return workspaceJson(w);
+      }
+      case 'token create': {
+        const workspaceId = requireString(args, 'workspace');
+        const scopes = requireString(args, 'scopes');
+        const input = {
+          workspaceId,
+          scopes: scopes === 'all' ? ('all' as const) : (scopes.split(',').map((s) => s.trim()).filter(Boolean) as never[]),
+          botIds: takeList(args, 'bots'),
+          expiresInSeconds: takeInt(args, 'expires-in'),
+          name: takeString(args, 'name'),
+        };
+        rejectLeftovers(args);
+        const created = await admin.createToken(input);
+        const { id, ...summary } = created.summary;
+        return { id, token: created.token, ...summary };
+      }
+      case 'token revoke': {
+        const id = requireString(args, 'id');
+        rejectLeftovers(args);
+        return await admin.revokeToken(id);
+      }
+      case 'token list': {
+        const workspaceId = requireString(args, 'workspace');
+        rejectLeftovers(args);
+        return { data: await admin.listTokens(workspaceId) };
+      }
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } finally {
+    await ds.destroy();
+  }
+}
+
+run(process.argv.slice(2))
+  .then((result) => {
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  })
+  .catch((err: unknown) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(`${err.message ? `error: ${err.message}\n\n` : ''}${USAGE}\n`);
+      process.exit(2);
+    }
+    if (err instanceof AdminInputError) {
+      process.stderr.write(`error: ${err.message}\n`);
+      process.exit(1);
+    }
+    process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });

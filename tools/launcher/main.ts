@@ -1,0 +1,48 @@
+import * as path from 'node:path';
+import { DEFAULT_DATABASE_URL, DEFAULT_NATS_URL } from '@sa/config';
+import { runMigrations } from '../migrate/run-migrations';
+import { System } from './system';
+
+// `npm start`: migrate, start all eight apps, wait until ready, print the URLs; Ctrl-C stops all.
+async function main(): Promise<void> {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: process.env['DATABASE_URL'] || DEFAULT_DATABASE_URL,
+    NATS_URL: process.env['NATS_URL'] || DEFAULT_NATS_URL,
+    GATEWAY_PORT: process.env['GATEWAY_PORT'] || '3000',
+    MCP_PORT: process.env['MCP_PORT'] || '3001',
+    NODE_ENV: process.env['NODE_ENV'] || 'production',
+  };
+  if (process.stdout.isTTY && env['LOG_PRETTY'] === undefined) env['LOG_PRETTY'] = 'true';
+  const say = (line: string) => process.stdout.write(`[launcher] ${line}\n`);
+
+  say(`database ${redact(env['DATABASE_URL']!)}`);
+  await runMigrations(env['DATABASE_URL']!, say);
+
+  const system = new System({ root: path.resolve(__dirname, '..', '..', '..'), env, output: { kind: 'inherit' }, restartOnCrash: true, onEvent: say });
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    say(`${signal}: stopping all apps`);
+    await system.stop(Number(env['SHUTDOWN_GRACE_MS'] ?? 10000) + 5000);
+    say('stopped');
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+
+  await system.start();
+  await system.waitReady(Number(env['START_TIMEOUT_MS'] ?? 90000));
+  say('ready');
+  process.stdout.write(`\n  REST API base URL: ${system.baseUrl}\n  MCP server URL:    ${system.mcpUrl}\n  OpenAPI document:  ${system.baseUrl}/openapi.json\n\n  Press Ctrl-C to stop.\n\n`);
+}
+
+function redact(url: string): string {
+  return url.replace(/\/\/([^:@/]+):[^@/]+@/, '//$1:***@');
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`[launcher] failed: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,136 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+/** The eight apps, each its own process (and in Kubernetes its own Deployment). */
+export const APPS = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher'] as const;
+export type AppName = (typeof APPS)[number];
+
+export interface SystemOptions {
+  /** Repository root (dist/ lives under it). */
+  root: string;
+  /** Environment for every app (DATABASE_URL, NATS_URL, GATEWAY_PORT, …). */
+  env: NodeJS.ProcessEnv;
+  /** Where app output goes: the launcher's own stdout, one file per app, or nowhere. */
+  output: { kind: 'inherit' } | { kind: 'files'; dir: string } | { kind: 'ignore' };
+  /** Restart an app that exits on its own (npm start); tests leave this off to see crashes. */
+  restartOnCrash?: boolean;
+  onEvent?: (line: string) => void;
+}
+
+interface Running {
+  child: ChildProcess;
+  exited: Promise<number | null>;
+  stopping: boolean;
+}
+
+/**
+ * Starts, stops and supervises the apps as separate Node processes running the compiled build
+ * (dist/apps/<app>/src/main.js): the same processes a container runs.
+ */
+export class System {
+  private readonly running = new Map<AppName, Running>();
+  private readonly restarts = new Map<AppName, number[]>();
+  private closing = false;
+
+  constructor(private readonly opts: SystemOptions) {}
+
+  get gatewayUrl(): string {
+    return `http://127.0.0.1:${this.opts.env['GATEWAY_PORT'] ?? '3000'}`;
+  }
+
+  get baseUrl(): string {
+    return `${this.gatewayUrl}/v1`;
+  }
+
+  get mcpUrl(): string {
+    return `http://127.0.0.1:${this.opts.env['MCP_PORT'] ?? '3001'}/mcp`;
+  }
+
+  async start(apps: readonly AppName[] = APPS): Promise<void> {
+    for (const app of apps) this.startApp(app);
+  }
+
+  pid(app: AppName): number | undefined {
+    return this.running.get(app)?.child.pid;
+  }
+
+  startApp(app: AppName): void {
+    if (this.running.has(app)) throw new Error(`${app} is already running`);
+    const entry = path.join(this.opts.root, 'dist', 'apps', app, 'src', 'main.js');
+    if (!fs.existsSync(entry)) throw new Error(`${entry} is missing: run npm run build`);
+    const out = this.opts.output;
+    let stdio: ('inherit' | 'ignore' | number)[] = ['ignore', 'inherit', 'inherit'];
+    if (out.kind === 'ignore') stdio = ['ignore', 'ignore', 'ignore'];
+    if (out.kind === 'files') {
+      fs.mkdirSync(out.dir, { recursive: true });
+      const fd = fs.openSync(path.join(out.dir, `${app}.log`), 'a');
+      stdio = ['ignore', fd, fd];
+    }
+    const child = spawn(process.execPath, ['--enable-source-maps', entry], { cwd: this.opts.root, env: { ...this.opts.env, SERVICE_NAME: app }, stdio });
+    if (typeof stdio[1] === 'number') fs.closeSync(stdio[1]);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : null))));
+    const record: Running = { child, exited, stopping: false };
+    this.running.set(app, record);
+    void exited.then((code) => {
+      if (this.running.get(app) === record) this.running.delete(app);
+      if (record.stopping || this.closing) return;
+      this.opts.onEvent?.(`${app} exited with code ${code}`);
+      if (this.opts.restartOnCrash) this.scheduleRestart(app);
+    });
+  }
+
+  /** Sends `signal` and waits for the process to exit (SIGKILL after `graceMs`). */
+  async stopApp(app: AppName, signal: NodeJS.Signals = 'SIGTERM', graceMs = 15000): Promise<void> {
+    const r = this.running.get(app);
+    if (!r) return;
+    r.stopping = true;
+    r.child.kill(signal);
+    const timer = setTimeout(() => r.child.kill('SIGKILL'), graceMs);
+    await r.exited;
+    clearTimeout(timer);
+  }
+
+  async restartApp(app: AppName, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    await this.stopApp(app, signal);
+    this.startApp(app);
+  }
+
+  async stop(graceMs = 15000): Promise<void> {
+    this.closing = true;
+    await Promise.all([...this.running.keys()].map((app) => this.stopApp(app, 'SIGTERM', graceMs)));
+  }
+
+  /** Polls the gateway's /readyz until every service answers, or fails after `timeoutMs`. */
+  async waitReady(timeoutMs = 60000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let last = '';
+    while (Date.now() < deadline) {
+      try {
+        const res = await fetch(`${this.gatewayUrl}/readyz`, { signal: AbortSignal.timeout(3000) });
+        if (res.status === 200) return;
+        last = await res.text();
+      } catch (err) {
+        last = (err as Error).message;
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error(`system not ready after ${timeoutMs} ms: ${last}`);
+  }
+
+  private scheduleRestart(app: AppName): void {
+    const now = Date.now();
+    const recent = (this.restarts.get(app) ?? []).filter((t) => now - t < 60000);
+    if (recent.length >= 5) {
+      this.opts.onEvent?.(`${app} crashed 5 times within a minute; not restarting it`);
+      return;
+    }
+    this.restarts.set(app, [...recent, now]);
+    setTimeout(() => {
+      if (!this.closing && !this.running.has(app)) {
+        this.opts.onEvent?.(`restarting ${app}`);
+        this.startApp(app);
+      }
+    }, 1000).unref();
+  }
+}
