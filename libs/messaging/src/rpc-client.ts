@@ -19,7 +19,8 @@ export function toDomainError(err: unknown, subject: string): DomainError {
   if (err instanceof TimeoutError) return new ServiceUnavailable(serviceOf(subject), 'no reply in time');
   const code = (err as { code?: unknown })?.code;
   const message = String((err as { message?: unknown })?.message ?? err);
-  if (code === '503' || code === 503 || /no responders/i.test(message)) return new ServiceUnavailable(serviceOf(subject), 'no instance is running');
+  // nats.js says 'no responders'; Nest's NATS client wraps it as EmptyResponseException.
+  if (code === '503' || code === 503 || /no responders|no subscribers listening/i.test(message)) return new ServiceUnavailable(serviceOf(subject), 'no instance is running');
   if (/disconnect|closed|connection/i.test(message)) return new ServiceUnavailable(serviceOf(subject), 'messaging is unavailable');
   return new DomainError('internal_error', `Unexpected reply from the ${serviceOf(subject)} service`);
 }

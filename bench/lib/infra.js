@@ -1,0 +1,195 @@
+'use strict';
+// Infrastructure helpers for benchmarks: plain-JS copies of the small helpers in
+// e2e/support/infra.ts (bench/ runs without a TypeScript build step), plus database, admin-CLI
+// and process helpers. Everything a helper starts is handed to the caller to stop.
+const { spawn, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const { Client } = require('pg');
+
+const ROOT = path.resolve(__dirname, '..', '..');
+const ADMIN_DATABASE_URL = process.env.BENCH_ADMIN_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPort(port, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const ok = await new Promise((resolve) => {
+      const s = net.connect(port, '127.0.0.1');
+      s.once('connect', () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    await sleep(50);
+  }
+  throw new Error(`port ${port} did not open in ${timeoutMs} ms`);
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function findNatsServer() {
+  const candidates = [process.env.NATS_SERVER_BIN, '/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'].filter(Boolean);
+  for (const c of candidates) if (fs.existsSync(c)) return c;
+  const which = spawnSync('sh', ['-c', 'command -v nats-server'], { encoding: 'utf8' });
+  return which.status === 0 ? which.stdout.trim() : null;
+}
+
+/**
+ * A nats-server with JetStream of this run's own on a free port (as the e2e suite does), so the
+ * benchmark never shares subjects or queue groups with anything else on the machine. Falls back
+ * to BENCH_NATS_URL / NATS_URL (shared server) when no binary is installed.
+ */
+async function startPrivateNats() {
+  const bin = findNatsServer();
+  if (!bin) {
+    const url = process.env.BENCH_NATS_URL || process.env.NATS_URL || 'nats://127.0.0.1:4222';
+    return { url, pid: null, private: false, stop: async () => undefined };
+  }
+  const port = await freePort();
+  const storeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sa-bench-nats-'));
+  const child = spawn(bin, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
+  const exited = new Promise((r) => child.once('exit', r));
+  try {
+    await waitForPort(port, 10000);
+  } catch (err) {
+    child.kill('SIGKILL');
+    fs.rmSync(storeDir, { recursive: true, force: true });
+    throw err;
+  }
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    pid: child.pid,
+    private: true,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const t = setTimeout(() => child.kill('SIGKILL'), 5000);
+        await exited;
+        clearTimeout(t);
+      }
+      fs.rmSync(storeDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function redisReachable(url) {
+  const u = new URL(url);
+  return new Promise((resolve) => {
+    const s = net.connect(Number(u.port || 6379), u.hostname);
+    s.setTimeout(1000);
+    s.once('connect', () => s.write('PING\r\n'));
+    s.once('data', (d) => {
+      s.destroy();
+      resolve(d.toString().startsWith('+PONG'));
+    });
+    s.once('error', () => resolve(false));
+    s.once('timeout', () => {
+      s.destroy();
+      resolve(false);
+    });
+  });
+}
+
+function databaseUrl(name) {
+  const url = new URL(ADMIN_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function withAdminDb(fn) {
+  const client = new Client({ connectionString: ADMIN_DATABASE_URL, application_name: 'bench-admin' });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function dropDatabase(name) {
+  if (!/^[a-z0-9_]+$/.test(name)) throw new Error(`refusing to drop database ${name}`);
+  await withAdminDb((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+}
+
+/** Backend pids of every connection to the database (for CPU accounting). */
+async function backendPids(name) {
+  return withAdminDb(async (c) => (await c.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [name])).rows.map((r) => r.pid));
+}
+
+/** Runs the real migrate command (it creates the database when missing). */
+function migrate(dbUrl) {
+  const r = spawnSync(process.execPath, ['dist/tools/migrate/main.js'], { cwd: ROOT, env: { ...process.env, DATABASE_URL: dbUrl }, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`migrations failed:\n${r.stdout}\n${r.stderr}`);
+}
+
+/** Runs the compiled admin CLI against `dbUrl` and parses its JSON output. */
+function admin(dbUrl, args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'tools', 'admin', 'main.js'), ...args], {
+      env: { PATH: process.env.PATH, DATABASE_URL: dbUrl },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code !== 0) reject(new Error(`admin ${args.join(' ')} failed (${code}): ${stderr}`));
+      else resolve(JSON.parse(stdout));
+    });
+  });
+}
+
+/** The compiled launcher's System class (dist/tools/launcher/system.js), the one the e2e suite uses. */
+function loadSystem() {
+  const file = path.join(ROOT, 'dist', 'tools', 'launcher', 'system.js');
+  if (!fs.existsSync(file)) throw new Error(`${file} is missing: run npm run build`);
+  return require(file).System;
+}
+
+/** Pids of running processes whose command name is `comm` (e.g. redis-server). */
+function pidsByName(comm) {
+  const out = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === comm) out.push(Number(entry));
+    } catch {
+      // process went away
+    }
+  }
+  return out;
+}
+
+module.exports = {
+  ROOT,
+  ADMIN_DATABASE_URL,
+  admin,
+  backendPids,
+  databaseUrl,
+  dropDatabase,
+  freePort,
+  loadSystem,
+  migrate,
+  pidsByName,
+  redisReachable,
+  sleep,
+  startPrivateNats,
+  waitForPort,
+};

@@ -1,0 +1,42 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import * as path from 'node:path';
+import { e2eState } from './state';
+
+export interface SpawnedApp {
+  process: ChildProcess;
+  exited: Promise<number | null>;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/**
+ * Starts one more instance of an app (a replica, or an app wired to other infrastructure) with the
+ * e2e environment plus `env`. The instance belongs to the calling test, which must kill it.
+ */
+export function spawnApp(app: string, env: Record<string, string> = {}): SpawnedApp {
+  const s = e2eState();
+  const child = spawn(process.execPath, [path.join(s.root, 'dist', 'apps', app, 'src', 'main.js')], {
+    env: { PATH: process.env['PATH'], ...s.env, ...env },
+    stdio: 'ignore',
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    process: child,
+    exited,
+    kill: async (signal: NodeJS.Signals = 'SIGTERM') => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill(signal);
+      await exited;
+    },
+  };
+}
+
+export async function waitFor<T>(fn: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 15000, intervalMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last = await fn().catch((e) => e as T);
+  while (!ok(last)) {
+    if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms; last value: ${JSON.stringify(last)}`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+    last = await fn().catch((e) => e as T);
+  }
+  return last;
+}
