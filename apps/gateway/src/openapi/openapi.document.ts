@@ -307,7 +307,7 @@ const schemas: Record<string, Schema> = {
       language: str({ description: LANGUAGE_DESCRIPTION }),
       enterprise_plan_tier: oneOfValues(ENTERPRISE_TIERS, 'Required for enterprise workspaces, which must have an available slot in that tier (otherwise 403).'),
     },
-    { required: ['name'], description: 'Body of POST /bots.' },
+    { required: ['name'], additionalProperties: false, description: 'Body of POST /bots. Unknown members are rejected (400).' },
   ),
 
   KbIngestRequest: obj(
@@ -319,7 +319,8 @@ const schemas: Record<string, Schema> = {
     },
     {
       required: ['title'],
-      description: 'Body of POST /kb/ingest. At least one of `url` or a non-empty `text` must be present; otherwise 400.',
+      additionalProperties: false,
+      description: 'Body of POST /kb/ingest. Unknown members are rejected (400). At least one of `url` or a non-empty `text` must be present; otherwise 400.',
       anyOf: [{ required: ['url'] }, { required: ['text'] }],
     },
   ),
@@ -344,7 +345,7 @@ const schemas: Record<string, Schema> = {
         examples: CHAT_LANGUAGES,
       }),
     },
-    { required: ['message'], description: 'Body of POST /chat.' },
+    { required: ['message'], additionalProperties: false, description: 'Body of POST /chat. Unknown members are rejected (400).' },
   ),
 
   ChatChunk: obj(
@@ -367,7 +368,8 @@ const schemas: Record<string, Schema> = {
     },
     {
       required: ['action'],
-      description: 'Body of PATCH /bookings/{id}.',
+      additionalProperties: false,
+      description: 'Body of PATCH /bookings/{id}. Unknown members are rejected (400).',
       if: { properties: { action: { const: 'reschedule' } }, required: ['action'] },
       then: { required: ['requestedSlot'] },
     },
