@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { databaseUrl, dropDatabase } from '../../libs/testing/src/integration/databases';
+import { databaseUrl } from '../../libs/testing/src/integration/databases';
 import { System } from '../../tools/launcher/system';
 import { freePort, redisReachable, startPrivateNats } from './infra';
 import type { E2eState } from './state';

@@ -27,7 +27,7 @@ export function parseArgs(argv: string[], booleanFlags: ReadonlySet<string>): Pa
     if (name.startsWith('no-') && booleanFlags.has(name.slice(3))) {
       flags.set(name.slice(3), false);
     } else if (booleanFlags.has(name)) {
-      flags.set(name, inline === undefined ? true : !['false', '0', 'no'].includes(inline));
+      flags.set(name, inline === undefined ? true : !['false', '0', 'no', 'off'].includes(inline.toLowerCase()));
     } else {
       const value = inline ?? argv[++i];
       if (value === undefined || (inline === undefined && value.startsWith('--'))) throw new UsageError(`--${name} needs a value`);

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsBoolean, IsIn, IsInt, IsObject, IsOptional, IsString, IsUUID, MaxLength, Min, ValidateNested } from 'class-validator';
+import { IsArray, IsBoolean, IsDefined, IsIn, IsInt, IsObject, IsOptional, IsString, IsUUID, MaxLength, Min, ValidateNested } from 'class-validator';
 import { PLANS, Plan, TierSlots } from './plans';
 import { SCOPES, Scope } from './scopes';
 
@@ -25,7 +25,7 @@ export class CallerContext {
   /** Bot ids the token is limited to; null when the token may use every bot of the workspace. */
   @IsOptional() @IsArray() @IsUUID('all', { each: true }) botIds: string[] | null;
   @IsString() @MaxLength(128) requestId: string;
-  @ValidateNested() @Type(() => Entitlements) entitlements: Entitlements;
+  @IsDefined() @ValidateNested() @Type(() => Entitlements) entitlements: Entitlements;
 }
 
 /** The message every RPC carries: caller context plus the request. */

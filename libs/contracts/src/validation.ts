@@ -23,7 +23,8 @@ export function CharLength(min: number, max: number, options?: ValidationOptions
         ),
       },
     },
-    options,
+    // The bounds travel as context so issue codes (too_small/too_big) survive a custom message.
+    { ...options, context: { constraints: [min, max], ...options?.context } },
   );
 }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { BotView, CallerContext, CreateBotRequest, CreatedBotView, ENTERPRISE_TIERS, EnterpriseTier, canonicalLanguage } from '@sa/contracts';
+import { BOT_NAME_MAX, BotView, CallerContext, CreateBotRequest, CreatedBotView, ENTERPRISE_TIERS, EnterpriseTier, canonicalLanguage } from '@sa/contracts';
 import { BotAccessDenied, BotNameTaken, PlanCapacityExhausted, TierCapacityUnavailable } from '@sa/errors';
 import { isUniqueViolation } from '@sa/db';
 import { Outbox } from '@sa/events';
@@ -68,7 +68,9 @@ export class BotsService {
       return { id: bot.id, name: bot.name, language: bot.language, created_at: bot.createdAt.toISOString() };
     } catch (err) {
       if (isUniqueViolation(err, 'bots_tenant_name_key')) {
-        const taken = await this.bots.namesStartingWith(ctx.tenantId, req.name.trim().replace(/\s+\d+$/, '') || req.name);
+        // Suggestions may shorten the base to fit the suffix (at most " 9999"): look up that shortest prefix.
+        const base = req.name.trim().replace(/\s+\d+$/, '') || req.name;
+        const taken = await this.bots.namesStartingWith(ctx.tenantId, [...base].slice(0, BOT_NAME_MAX - 5).join('').trimEnd());
         throw new BotNameTaken(req.name, suggestName(req.name, taken));
       }
       throw err;

@@ -16,5 +16,6 @@ export function suggestName(name: string, taken: Set<string>, max = 30): string 
     const candidate = truncate(base, max - suffix.length) + suffix;
     if (!taken.has(candidate.toLowerCase())) return candidate;
   }
-  return truncate(`${base} ${Date.now().toString(36)}`, max);
+  const stamp = ` ${Date.now().toString(36)}`;
+  return truncate(base, max - stamp.length) + stamp;
 }

@@ -1,0 +1,133 @@
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import { ClientProxy } from '@nestjs/microservices';
+import { EmptyResponseException } from '@nestjs/microservices/errors/empty-response.exception';
+import { NEVER, Observable, TimeoutError, delay, of, throwError, timeout } from 'rxjs';
+import { firstValueFrom } from 'rxjs';
+import { CallerContext } from '@sa/contracts';
+import { BotNameTaken, DomainError, ServiceUnavailable } from '@sa/errors';
+import { RpcClient, toDomainError } from './rpc-client';
+
+async function rxjsTimeoutError(): Promise<unknown> {
+  try {
+    await firstValueFrom(NEVER.pipe(timeout(1)));
+  } catch (err) {
+    return err;
+  }
+  throw new Error('no timeout');
+}
+
+describe('toDomainError', () => {
+  it('returns a DomainError as it is', () => {
+    const err = new BotNameTaken('Support', 'Support 2');
+    expect(toDomainError(err, 'bots.bot.create')).toBe(err);
+  });
+
+  it('rebuilds a DomainError from a payload object', () => {
+    const err = toDomainError({ code: 'not_found', message: 'Bot not found', details: { id: 'b1' } }, 'bots.bot.get');
+    expect(err).toBeInstanceOf(DomainError);
+    expect(err.code).toBe('not_found');
+    expect(err.message).toBe('Bot not found');
+    expect(err.details).toEqual({ id: 'b1' });
+  });
+
+  it('maps an rxjs TimeoutError to service_unavailable of the subject service', async () => {
+    const timeoutErr = await rxjsTimeoutError();
+    expect(timeoutErr).toBeInstanceOf(TimeoutError);
+    const err = toDomainError(timeoutErr, 'knowledge.doc.search');
+    expect(err).toBeInstanceOf(ServiceUnavailable);
+    expect(err.code).toBe('service_unavailable');
+    expect(err.details).toEqual({ service: 'knowledge' });
+    expect(err.message).toBe('The knowledge service is unavailable (no reply in time)');
+  });
+
+  it("maps Nest's no-subscriber error to service_unavailable naming the service", () => {
+    const err = toDomainError(new Error('Empty response. There are no subscribers listening to that message ("x.y.z")'), 'x.y.z');
+    expect(err.code).toBe('service_unavailable');
+    expect(err.details).toEqual({ service: 'x' });
+    expect(err.message).toBe('The x service is unavailable (no instance is running)');
+    // The real exception class Nest's NATS client raises.
+    const real = toDomainError(new EmptyResponseException('bots.bot.list'), 'bots.bot.list');
+    expect(real.code).toBe('service_unavailable');
+    expect(real.details).toEqual({ service: 'bots' });
+  });
+
+  it('maps nats.js "no responders" (code 503) to service_unavailable', () => {
+    expect(toDomainError(Object.assign(new Error('503'), { code: '503' }), 'leads.lead.list').code).toBe('service_unavailable');
+    expect(toDomainError({ code: 503, message: 'x' }, 'leads.lead.list').code).toBe('service_unavailable');
+    expect(toDomainError(new Error('no responders available'), 'chat.x.y').details).toEqual({ service: 'chat' });
+  });
+
+  it('maps connection loss to service_unavailable (messaging is unavailable)', () => {
+    const err = toDomainError(new Error('CONNECTION_CLOSED'), 'bots.bot.list');
+    expect(err.code).toBe('service_unavailable');
+    expect(err.message).toBe('The bots service is unavailable (messaging is unavailable)');
+  });
+
+  it.each([
+    ['a plain Error', new Error('boom')],
+    ['a string', 'boom'],
+    ['null', null],
+    ['undefined', undefined],
+    ['an object with an unknown code', { code: 'teapot', message: 'short and stout' }],
+    ['a number', 42],
+  ])('maps anything else (%s) to internal_error', (_label, value) => {
+    const err = toDomainError(value, 'bots.bot.list');
+    expect(err).toBeInstanceOf(DomainError);
+    expect(err.code).toBe('internal_error');
+    expect(err.message).toBe('Unexpected reply from the bots service');
+  });
+});
+
+/** A ClientProxy stand-in that records what is sent and answers with `reply` (unit test of RpcClient only). */
+function fakeClient(reply: () => Observable<unknown>): { client: ClientProxy; sent: [string, unknown][]; closed: () => boolean } {
+  const sent: [string, unknown][] = [];
+  let closed = false;
+  const client = {
+    send: (pattern: string, data: unknown) => {
+      sent.push([pattern, data]);
+      return reply();
+    },
+    close: async () => {
+      closed = true;
+    },
+  } as unknown as ClientProxy;
+  return { client, sent, closed: () => closed };
+}
+
+describe('RpcClient (unit)', () => {
+  const ctx = { tenantId: randomUUID(), tokenId: null, scopes: [], botIds: null, requestId: 'r', entitlements: {} } as unknown as CallerContext;
+
+  it('sends the {ctx, data} envelope on the subject and returns the reply', async () => {
+    const fake = fakeClient(() => of([{ id: 'b1' }]));
+    const rpc = new RpcClient(fake.client, 1000);
+    await expect(rpc.send('bots.bot.list', {}, ctx)).resolves.toEqual([{ id: 'b1' }]);
+    expect(fake.sent).toEqual([['bots.bot.list', { ctx, data: {} }]]);
+  });
+
+  it('gives up after the default timeout with service_unavailable', async () => {
+    const rpc = new RpcClient(fakeClient(() => NEVER).client, 50);
+    const started = Date.now();
+    await expect(rpc.send('bots.bot.list', {}, ctx)).rejects.toMatchObject({ code: 'service_unavailable', details: { service: 'bots' } });
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('lets timeoutMs override the default timeout', async () => {
+    const rpc = new RpcClient(fakeClient(() => of('late').pipe(delay(150))).client, 50);
+    await expect(rpc.send('bots.bot.list', {}, ctx, { timeoutMs: 1000 })).resolves.toBe('late');
+    await expect(rpc.send('bots.bot.list', {}, ctx, { timeoutMs: 20 })).rejects.toMatchObject({ code: 'service_unavailable' });
+  });
+
+  it('turns remote error payloads into DomainErrors', async () => {
+    const rpc = new RpcClient(fakeClient(() => throwError(() => ({ code: 'bot_name_taken', message: 'taken', details: { suggested_name: 'A 2' } }))).client, 1000);
+    const err = await rpc.send('bots.bot.create', { name: 'A' }, ctx).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DomainError);
+    expect(err).toMatchObject({ code: 'bot_name_taken', message: 'taken', details: { suggested_name: 'A 2' } });
+  });
+
+  it('closes the client on shutdown', async () => {
+    const fake = fakeClient(() => NEVER);
+    await new RpcClient(fake.client, 1000).onApplicationShutdown();
+    expect(fake.closed()).toBe(true);
+  });
+});

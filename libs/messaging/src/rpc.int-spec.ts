@@ -1,0 +1,257 @@
+import 'reflect-metadata';
+import { ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Controller, INestApplicationContext, INestMicroservice, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { MicroserviceOptions, Transport } from '@nestjs/microservices';
+import { CallerContext, HealthReply, ListBotsRequest } from '@sa/contracts';
+import { BotNameTaken, DomainError, TierCapacityUnavailable } from '@sa/errors';
+import { MessagingModule } from './messaging.module';
+import { RpcClient } from './rpc-client';
+import { RpcHandler } from './rpc-handler.decorator';
+
+// A real Nest NATS microservice and a real RpcClient on a private nats-server (so the subjects
+// never reach a system running on the machine's NATS). The handler's behaviour is set per test.
+
+// A copy of e2e/support/infra.ts startPrivateNats (the module-boundary rule forbids importing it).
+const NATS_SERVER_BIN = process.env['NATS_SERVER_BIN'] || '/usr/sbin/nats-server';
+
+interface PrivateNats {
+  url: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPort(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const open = await new Promise<boolean>((resolve) => {
+      const s = net.connect(port, '127.0.0.1');
+      s.once('connect', () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.once('error', () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`nats-server did not open port ${port} in ${timeoutMs} ms`);
+}
+
+async function startPrivateNats(): Promise<PrivateNats> {
+  if (!fs.existsSync(NATS_SERVER_BIN)) throw new Error(`no nats-server at ${NATS_SERVER_BIN} (set NATS_SERVER_BIN)`);
+  const port = await freePort();
+  const storeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sa-rpc-int-nats-'));
+  const child = spawn(NATS_SERVER_BIN, ['-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], { stdio: 'ignore' });
+  await waitForPort(port, 10_000);
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    process: child,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      fs.rmSync(storeDir, { recursive: true, force: true });
+    },
+  };
+}
+
+type Behaviour = (data: ListBotsRequest, ctx: CallerContext) => unknown;
+
+let behaviour: Behaviour = () => [];
+const received: { data: unknown; ctx: unknown }[] = [];
+
+@Controller()
+class TestBotsController {
+  @RpcHandler('bots.bot.list')
+  list(data: ListBotsRequest, ctx: CallerContext) {
+    received.push({ data, ctx });
+    return behaviour(data, ctx) as never;
+  }
+}
+
+let nats: PrivateNats;
+let server: INestMicroservice;
+let caller: INestApplicationContext;
+let rpc: RpcClient;
+
+function ctxOf(overrides: Partial<CallerContext> = {}): CallerContext {
+  return {
+    tenantId: randomUUID(),
+    tokenId: randomUUID(),
+    scopes: ['bots:read'],
+    botIds: null,
+    requestId: `req-${randomUUID().slice(0, 8)}`,
+    entitlements: { plan: 'scale', botSlots: 10, tierSlots: { starter: 0, growth: 0, scale: 0 }, messagesPerMonth: 25000, pagesPerBot: 2000, webhooks: true },
+    ...overrides,
+  } as CallerContext;
+}
+
+async function failure(promise: Promise<unknown>): Promise<DomainError> {
+  const err = await promise.then(
+    () => {
+      throw new Error('expected the call to fail');
+    },
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(DomainError);
+  return err as DomainError;
+}
+
+beforeAll(async () => {
+  nats = await startPrivateNats();
+
+  @Module({
+    imports: [MessagingModule.forRoot({ natsUrl: nats.url, rpcTimeoutMs: 5000, service: 'bots', connectionName: 'rpc-int-bots' })],
+    controllers: [TestBotsController],
+  })
+  class BotsServiceModule {}
+
+  server = await NestFactory.createMicroservice<MicroserviceOptions>(BotsServiceModule, {
+    transport: Transport.NATS,
+    options: { servers: [nats.url], queue: 'bots', name: 'rpc-int-server' },
+    logger: false,
+  });
+  await server.listen();
+
+  caller = await NestFactory.createApplicationContext(
+    MessagingModule.forRoot({ natsUrl: nats.url, rpcTimeoutMs: 3000, connectionName: 'rpc-int-caller' }),
+    { logger: false },
+  );
+  rpc = caller.get(RpcClient);
+});
+
+afterAll(async () => {
+  await caller?.close();
+  await server?.close();
+  await nats?.stop();
+});
+
+beforeEach(() => {
+  received.length = 0;
+  behaviour = () => [];
+});
+
+describe('RpcClient ↔ @RpcHandler over NATS', () => {
+  it('runs on a private nats-server, not the shared one', () => {
+    expect(nats.process.exitCode).toBeNull();
+    expect(nats.url).not.toBe('nats://127.0.0.1:4222');
+  });
+
+  it('delivers validated data and ctx to the handler and returns its reply', async () => {
+    const ctx = ctxOf({ botIds: [randomUUID()] });
+    const bots = [{ id: randomUUID(), name: 'Support', slot_kind: 'plan' as const, language: 'en', created_at: new Date(0).toISOString() }];
+    behaviour = async () => bots;
+
+    await expect(rpc.send('bots.bot.list', {}, ctx)).resolves.toEqual(bots);
+
+    expect(received).toHaveLength(1);
+    expect(received[0].data).toBeInstanceOf(ListBotsRequest);
+    expect(received[0].ctx).toBeInstanceOf(CallerContext);
+    expect(received[0].ctx).toEqual(ctx);
+  });
+
+  it('accepts a synchronous reply', async () => {
+    behaviour = () => [{ id: 'sync' }];
+    await expect(rpc.send('bots.bot.list', {}, ctxOf())).resolves.toEqual([{ id: 'sync' }]);
+  });
+
+  it('brings a DomainError thrown in the handler back as the same DomainError', async () => {
+    behaviour = async () => {
+      throw new BotNameTaken('Support', 'Support 2');
+    };
+    const err = await failure(rpc.send('bots.bot.list', {}, ctxOf()));
+    expect(err.code).toBe('bot_name_taken');
+    expect(err.message).toBe('A bot named "Support" already exists');
+    expect(err.details).toEqual({ suggested_name: 'Support 2' });
+  });
+
+  it('brings nested details back intact, also from a synchronous throw', async () => {
+    behaviour = () => {
+      throw new TierCapacityUnavailable('No free slot in the growth tier', { starter: 1, growth: 0, scale: 3 });
+    };
+    const err = await failure(rpc.send('bots.bot.list', {}, ctxOf()));
+    expect(err.toPayload()).toEqual({
+      code: 'tier_capacity_unavailable',
+      message: 'No free slot in the growth tier',
+      details: { available_slots: { starter: 1, growth: 0, scale: 3 } },
+    });
+  });
+
+  it('turns a plain Error in the handler into internal_error naming the request id, without leaking its message', async () => {
+    behaviour = async () => {
+      throw new Error('secret database password in a stack trace');
+    };
+    const ctx = ctxOf();
+    const err = await failure(rpc.send('bots.bot.list', {}, ctx));
+    expect(err.code).toBe('internal_error');
+    expect(err.message).toBe(`Internal error (request id ${ctx.requestId})`);
+    expect(err.message).not.toContain('secret');
+  });
+
+  it('rejects an invalid ctx as validation_failed before the handler runs', async () => {
+    const err = await failure(rpc.send('bots.bot.list', {}, ctxOf({ tenantId: 'not-a-uuid', scopes: ['root' as never] })));
+    expect(err.code).toBe('validation_failed');
+    const issues = err.details['issues'] as { code: string; path: string[] }[];
+    expect(issues.map((i) => `${i.code}@${i.path.join('.')}`)).toEqual(['invalid_format@ctx.tenantId', 'invalid_value@ctx.scopes']);
+    expect(received).toHaveLength(0);
+  });
+
+  it('rejects a missing ctx as validation_failed', async () => {
+    const err = await failure(rpc.send('bots.bot.list', {}, undefined));
+    expect(err.code).toBe('validation_failed');
+    expect(err.details['issues']).toEqual([{ code: 'required', path: ['ctx'], message: 'caller context is required' }]);
+    expect(received).toHaveLength(0);
+  });
+
+  it('rejects unknown members of the data as validation_failed', async () => {
+    const err = await failure(rpc.send('bots.bot.list', { limit: 5 } as never, ctxOf()));
+    expect(err.code).toBe('validation_failed');
+    expect(err.details['issues']).toEqual([{ code: 'unrecognized_keys', path: ['limit'], message: 'limit is not an accepted field' }]);
+  });
+
+  it('answers the health ping of the service without a ctx', async () => {
+    const reply: HealthReply = await rpc.send('bots.health.ping', {});
+    expect(reply).toEqual({ service: 'bots', status: 'ok', instance: expect.any(String), uptime_s: expect.any(Number) });
+    expect(reply.instance).toMatch(new RegExp(`^${process.pid}-[0-9a-f]{8}$`));
+  });
+
+  it('gives service_unavailable when the handler never answers within timeoutMs', async () => {
+    behaviour = () => new Promise(() => undefined);
+    const started = Date.now();
+    const err = await failure(rpc.send('bots.bot.list', {}, ctxOf(), { timeoutMs: 200 }));
+    const elapsed = Date.now() - started;
+    expect(err.code).toBe('service_unavailable');
+    expect(err.details).toEqual({ service: 'bots' });
+    expect(err.message).toBe('The bots service is unavailable (no reply in time)');
+    expect(elapsed).toBeGreaterThanOrEqual(190);
+    expect(elapsed).toBeLessThan(2000);
+  });
+
+  it('gives service_unavailable at once when no instance of the service listens', async () => {
+    const started = Date.now();
+    const err = await failure(rpc.send('knowledge.health.ping', {}, undefined, { timeoutMs: 5000 }));
+    expect(err.code).toBe('service_unavailable');
+    expect(err.details).toEqual({ service: 'knowledge' });
+    expect(err.message).toBe('The knowledge service is unavailable (no instance is running)');
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+});
