@@ -1,0 +1,73 @@
+# One image for every app of the monorepo.
+#
+#   docker build -t support-agent:latest .
+#   docker run -e APP=gateway  -e DATABASE_URL=... -e NATS_URL=... -p 3000:3000 support-agent:latest
+#   docker run -e APP=chat     -e DATABASE_URL=... -e NATS_URL=...              support-agent:latest
+#   docker run                 -e DATABASE_URL=... support-agent:latest node dist/tools/migrate/main.js
+#   docker run -it             -e DATABASE_URL=... support-agent:latest node dist/tools/admin/main.js --help
+#
+# APP is one of: gateway bots knowledge chat leads bookings mcp webhook-dispatcher.
+# It can also be baked in at build time (docker build --build-arg APP=gateway ...).
+# Configuration is environment only: see deploy/README.md for every variable.
+#
+# No HEALTHCHECK here: only the gateway serves HTTP (GET /healthz, GET /readyz); the compose
+# file and the Kubernetes manifests probe it there. The NATS-only services have no probe
+# endpoint yet (issue #8).
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# ---------------------------------------------------------------------------------------------
+# build: every dependency, tsc + tsc-alias into dist/
+# ---------------------------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS build
+WORKDIR /src
+ENV CI=true \
+    NX_DAEMON=false \
+    NX_NO_CLOUD=true
+COPY package.json package-lock.json ./
+# --ignore-scripts: the root package's `prepare` script builds, and the sources are not here yet
+# (the build runs below, on its own layer). tsc and tsc-alias need no install scripts.
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY tsconfig.base.json tsconfig.build.json ./
+COPY tools ./tools
+COPY libs ./libs
+COPY apps ./apps
+RUN node tools/build.js
+
+# ---------------------------------------------------------------------------------------------
+# runtime: production dependencies and the compiled output only, as the unprivileged node user
+# ---------------------------------------------------------------------------------------------
+FROM ${NODE_IMAGE} AS runtime
+WORKDIR /app
+ENV NODE_ENV=production
+
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+ && npm cache clean --force
+
+# Only what runs: the apps, the libs they require, and the migrate/admin tools.
+# (Not dist/.tsbuildinfo or the build stamp.) Files stay owned by root: the app cannot modify
+# its own code, and the container runs with a read-only root filesystem in Kubernetes.
+COPY --from=build /src/dist/apps ./dist/apps
+COPY --from=build /src/dist/libs ./dist/libs
+COPY --from=build /src/dist/tools ./dist/tools
+COPY --chmod=0755 deploy/docker/entrypoint.sh /usr/local/bin/support-agent
+
+ARG APP=""
+# GATEWAY_HOST: the gateway's default (127.0.0.1) is unreachable from outside a container.
+ENV APP=${APP} \
+    GATEWAY_HOST=0.0.0.0 \
+    GATEWAY_PORT=3000 \
+    MCP_PORT=3001
+
+LABEL org.opencontainers.image.title="support-agent" \
+      org.opencontainers.image.description="Self-hostable support-agent service (all apps; choose one with APP)" \
+      org.opencontainers.image.licenses="Apache-2.0"
+
+# gateway: 3000 (/v1, /healthz, /readyz); mcp: 3001 (/mcp, once the MCP server serves HTTP)
+EXPOSE 3000 3001
+
+# The image's `node` user, given numerically so that Kubernetes' runAsNonRoot can verify it.
+USER 1000:1000
+
+ENTRYPOINT ["/usr/local/bin/support-agent"]

