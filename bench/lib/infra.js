@@ -59,11 +59,13 @@ async function startPrivateNats() {
   const bin = findNatsServer();
   if (!bin) {
     const url = process.env.BENCH_NATS_URL || process.env.NATS_URL || 'nats://127.0.0.1:4222';
-    return { url, pid: null, private: false, stop: async () => undefined };
+    return { url, monitorUrl: null, pid: null, private: false, stop: async () => undefined };
   }
   const port = await freePort();
+  const monitorPort = await freePort();
   const storeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sa-bench-nats-'));
-  const child = spawn(bin, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
+  // -m: the HTTP monitoring endpoint, read for message counts (/varz).
+  const child = spawn(bin, ['-a', '127.0.0.1', '-p', String(port), '-m', String(monitorPort), '-js', '-sd', storeDir], { stdio: 'ignore' });
   const exited = new Promise((r) => child.once('exit', r));
   try {
     await waitForPort(port, 10000);
@@ -74,6 +76,7 @@ async function startPrivateNats() {
   }
   return {
     url: `nats://127.0.0.1:${port}`,
+    monitorUrl: `http://127.0.0.1:${monitorPort}`,
     pid: child.pid,
     private: true,
     stop: async () => {
@@ -132,6 +135,22 @@ async function backendPids(name) {
   return withAdminDb(async (c) => (await c.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [name])).rows.map((r) => r.pid));
 }
 
+/** Transactions committed in the database so far (statistics lag by up to about a second). */
+async function committedTransactions(name) {
+  return withAdminDb(async (c) => Number((await c.query('SELECT xact_commit FROM pg_stat_database WHERE datname = $1', [name])).rows[0].xact_commit));
+}
+
+/** Messages the NATS server has received (in) and delivered (out) so far, from /varz. */
+async function natsMessages(monitorUrl) {
+  const v = await (await fetch(`${monitorUrl}/varz`)).json();
+  return { in: v.in_msgs, out: v.out_msgs };
+}
+
+/** Subscriptions the NATS server has registered so far (SUB operations), from /subsz. */
+async function natsSubscriptionsCreated(monitorUrl) {
+  return (await (await fetch(`${monitorUrl}/subsz`)).json()).num_inserts;
+}
+
 /** Runs the real migrate command (it creates the database when missing). */
 function migrate(dbUrl) {
   const r = spawnSync(process.execPath, ['dist/tools/migrate/main.js'], { cwd: ROOT, env: { ...process.env, DATABASE_URL: dbUrl }, encoding: 'utf8' });
@@ -182,11 +201,14 @@ module.exports = {
   ADMIN_DATABASE_URL,
   admin,
   backendPids,
+  committedTransactions,
   databaseUrl,
   dropDatabase,
   freePort,
   loadSystem,
   migrate,
+  natsMessages,
+  natsSubscriptionsCreated,
   pidsByName,
   redisReachable,
   sleep,

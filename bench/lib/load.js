@@ -51,7 +51,7 @@ function machineTicks() {
  * warm-up, when every pool connection is open); the bench process itself (the autocannon client)
  * is always accounted as "load generator (autocannon)".
  */
-async function measure({ url, headers = {}, connections, durationS, warmupS, cpuGroups = {}, title }) {
+async function measure({ url, headers = {}, connections, durationS, warmupS, cpuGroups = {}, counters = {}, title, hooks = {} }) {
   const base = { url, headers, connections, pipelining: 1, timeout: 10, title };
   if (warmupS > 0) await fire({ ...base, duration: warmupS });
 
@@ -59,6 +59,8 @@ async function measure({ url, headers = {}, connections, durationS, warmupS, cpu
   for (const [label, pidsOf] of Object.entries(cpuGroups)) groups[label] = (await pidsOf()).filter(Boolean);
   const before = {};
   for (const [label, pids] of Object.entries(groups)) before[label] = pids.reduce((s, p) => s + cpuSecondsOf(p), 0);
+  const countersBefore = await sampleCounters(counters);
+  if (hooks.beforeMeasured) await hooks.beforeMeasured();
   const selfBefore = process.cpuUsage();
   const machineBefore = machineTicks();
   const t0 = process.hrtime.bigint();
@@ -72,6 +74,12 @@ async function measure({ url, headers = {}, connections, durationS, warmupS, cpu
   for (const [label, pids] of Object.entries(groups)) {
     cpu[label] = pids.reduce((s, p) => s + cpuSecondsOf(p), 0) - before[label];
   }
+  const countersAfter = await sampleCounters(counters);
+  const perRequest = {};
+  for (const k of Object.keys(countersAfter)) {
+    if (countersBefore[k] !== null && countersAfter[k] !== null) perRequest[k] = round((countersAfter[k] - countersBefore[k]) / Math.max(1, r.requests.total), 2);
+  }
+  if (hooks.afterMeasured) await hooks.afterMeasured();
   cpu['load generator (autocannon)'] = (self.user + self.system) / 1e6;
   // Percent of ONE core over the measured run (200 % = both cores of a 2-core machine).
   const cpuPercent = Object.fromEntries(Object.entries(cpu).map(([k, s]) => [k, round((s / wallS) * 100, 1)]));
@@ -90,10 +98,25 @@ async function measure({ url, headers = {}, connections, durationS, warmupS, cpu
     non2xx: r.non2xx,
     statusCodes: Object.fromEntries(Object.entries(r.statusCodeStats || {}).map(([k, v]) => [k, v.count])),
     cpuPercentOfOneCore: cpuPercent,
+    cpuMicrosecondsPerRequest: Object.fromEntries(Object.entries(cpu).map(([k, sec]) => [k, round((sec * 1e6) / Math.max(1, r.requests.total), 1)])),
+    perRequest,
     machineBusyPercent,
     otherProcessesPercent: round(Math.max(0, machineBusyPercent - accounted), 1),
     loadAverage: require('node:os').loadavg().map((x) => round(x, 2)),
   };
+}
+
+/** Reads every counter (e.g. NATS messages, PostgreSQL transactions); null when one fails. */
+async function sampleCounters(counters) {
+  const out = {};
+  for (const [k, read] of Object.entries(counters)) {
+    try {
+      out[k] = await read();
+    } catch {
+      out[k] = null;
+    }
+  }
+  return out;
 }
 
 function cpuCount() {
