@@ -1,8 +1,8 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { ClientProxyFactory, Transport } from '@nestjs/microservices';
+import { connect } from 'nats';
 import { ServiceName } from '@sa/contracts';
 import { healthControllerFor } from './health.controller';
-import { NATS_CLIENT, RPC_TIMEOUT_MS, RpcClient } from './rpc-client';
+import { NATS_CONNECTION, RPC_TIMEOUT_MS, RpcClient } from './rpc-client';
 
 export interface MessagingOptions {
   natsUrl: string;
@@ -23,17 +23,21 @@ export class MessagingModule {
       controllers: opts.service ? [healthControllerFor(opts.service)] : [],
       providers: [
         {
-          provide: NATS_CLIENT,
+          provide: NATS_CONNECTION,
           useFactory: () =>
-            ClientProxyFactory.create({
-              transport: Transport.NATS,
-              options: { servers: [opts.natsUrl], name: `${opts.connectionName}-client`, maxReconnectAttempts: -1, reconnectTimeWait: 500 },
+            connect({
+              servers: [opts.natsUrl],
+              name: `${opts.connectionName}-client`,
+              maxReconnectAttempts: -1,
+              reconnectTimeWait: 500,
+              waitOnFirstConnect: true,
+              noAsyncTraces: true,
             }),
         },
         { provide: RPC_TIMEOUT_MS, useValue: opts.rpcTimeoutMs },
         RpcClient,
       ],
-      exports: [RpcClient, NATS_CLIENT],
+      exports: [RpcClient, NATS_CONNECTION],
     };
   }
 }

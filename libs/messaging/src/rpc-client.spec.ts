@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import { ClientProxy } from '@nestjs/microservices';
+import { NatsConnection } from 'nats';
 import { EmptyResponseException } from '@nestjs/microservices/errors/empty-response.exception';
-import { NEVER, Observable, TimeoutError, delay, of, throwError, timeout } from 'rxjs';
+import { NEVER, TimeoutError, timeout } from 'rxjs';
 import { firstValueFrom } from 'rxjs';
 import { CallerContext } from '@sa/contracts';
 import { BotNameTaken, DomainError, ServiceUnavailable } from '@sa/errors';
@@ -80,54 +80,62 @@ describe('toDomainError', () => {
 });
 
 /** A ClientProxy stand-in that records what is sent and answers with `reply` (unit test of RpcClient only). */
-function fakeClient(reply: () => Observable<unknown>): { client: ClientProxy; sent: [string, unknown][]; closed: () => boolean } {
-  const sent: [string, unknown][] = [];
-  let closed = false;
-  const client = {
-    send: (pattern: string, data: unknown) => {
-      sent.push([pattern, data]);
-      return reply();
+type FakeReply = { response?: unknown; err?: unknown } | 'timeout' | 'no-responders';
+
+/** A NatsConnection that answers requests the way a Nest NATS microservice does. */
+function fakeConnection(reply: (subject: string) => FakeReply | Promise<FakeReply>) {
+  const sent: { subject: string; body: any; timeout: number | undefined }[] = [];
+  let drained = false;
+  const nc = {
+    request: async (subject: string, data: Uint8Array, opts: { timeout?: number }) => {
+      const body = JSON.parse(Buffer.from(data).toString('utf8'));
+      sent.push({ subject, body, timeout: opts?.timeout });
+      const r = await reply(subject);
+      if (r === 'timeout') throw Object.assign(new Error('TIMEOUT'), { code: 'TIMEOUT' });
+      if (r === 'no-responders') throw Object.assign(new Error('503'), { code: '503' });
+      return { data: Buffer.from(JSON.stringify({ id: body.id, isDisposed: true, ...r })) };
     },
-    close: async () => {
-      closed = true;
+    isClosed: () => drained,
+    drain: async () => {
+      drained = true;
     },
-  } as unknown as ClientProxy;
-  return { client, sent, closed: () => closed };
+  } as unknown as NatsConnection;
+  return { nc, sent, drained: () => drained };
 }
 
 describe('RpcClient (unit)', () => {
   const ctx = { tenantId: randomUUID(), tokenId: null, scopes: [], botIds: null, requestId: 'r', entitlements: {} } as unknown as CallerContext;
 
-  it('sends the {ctx, data} envelope on the subject and returns the reply', async () => {
-    const fake = fakeClient(() => of([{ id: 'b1' }]));
-    const rpc = new RpcClient(fake.client, 1000);
+  it('sends the Nest wire format {pattern, data: {ctx, data}, id} on the subject and returns the reply', async () => {
+    const fake = fakeConnection(() => ({ response: [{ id: 'b1' }] }));
+    const rpc = new RpcClient(fake.nc, 1000);
     await expect(rpc.send('bots.bot.list', {}, ctx)).resolves.toEqual([{ id: 'b1' }]);
-    expect(fake.sent).toEqual([['bots.bot.list', { ctx, data: {} }]]);
+    expect(fake.sent).toEqual([{ subject: 'bots.bot.list', body: { pattern: 'bots.bot.list', data: { ctx, data: {} }, id: expect.any(String) }, timeout: 1000 }]);
   });
 
-  it('gives up after the default timeout with service_unavailable', async () => {
-    const rpc = new RpcClient(fakeClient(() => NEVER).client, 50);
-    const started = Date.now();
+  it('uses the default timeout unless timeoutMs overrides it, and a timeout is service_unavailable', async () => {
+    const fake = fakeConnection(() => 'timeout');
+    const rpc = new RpcClient(fake.nc, 50);
     await expect(rpc.send('bots.bot.list', {}, ctx)).rejects.toMatchObject({ code: 'service_unavailable', details: { service: 'bots' } });
-    expect(Date.now() - started).toBeLessThan(1000);
+    await expect(rpc.send('bots.bot.list', {}, ctx, { timeoutMs: 20 })).rejects.toMatchObject({ code: 'service_unavailable' });
+    expect(fake.sent.map((s) => s.timeout)).toEqual([50, 20]);
   });
 
-  it('lets timeoutMs override the default timeout', async () => {
-    const rpc = new RpcClient(fakeClient(() => of('late').pipe(delay(150))).client, 50);
-    await expect(rpc.send('bots.bot.list', {}, ctx, { timeoutMs: 1000 })).resolves.toBe('late');
-    await expect(rpc.send('bots.bot.list', {}, ctx, { timeoutMs: 20 })).rejects.toMatchObject({ code: 'service_unavailable' });
+  it('reports no running instance as service_unavailable', async () => {
+    const rpc = new RpcClient(fakeConnection(() => 'no-responders').nc, 1000);
+    await expect(rpc.send('chat.health.ping', {})).rejects.toMatchObject({ code: 'service_unavailable', details: { service: 'chat' } });
   });
 
   it('turns remote error payloads into DomainErrors', async () => {
-    const rpc = new RpcClient(fakeClient(() => throwError(() => ({ code: 'bot_name_taken', message: 'taken', details: { suggested_name: 'A 2' } }))).client, 1000);
+    const rpc = new RpcClient(fakeConnection(() => ({ err: { code: 'bot_name_taken', message: 'taken', details: { suggested_name: 'A 2' } } })).nc, 1000);
     const err = await rpc.send('bots.bot.create', { name: 'A' }, ctx).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DomainError);
     expect(err).toMatchObject({ code: 'bot_name_taken', message: 'taken', details: { suggested_name: 'A 2' } });
   });
 
-  it('closes the client on shutdown', async () => {
-    const fake = fakeClient(() => NEVER);
-    await new RpcClient(fake.client, 1000).onApplicationShutdown();
-    expect(fake.closed()).toBe(true);
+  it('drains the connection on shutdown', async () => {
+    const fake = fakeConnection(() => ({ response: null }));
+    await new RpcClient(fake.nc, 1000).onApplicationShutdown();
+    expect(fake.drained()).toBe(true);
   });
 });

@@ -1,10 +1,11 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { ClientProxy } from '@nestjs/microservices';
-import { TimeoutError, firstValueFrom, timeout } from 'rxjs';
+import { randomUUID } from 'node:crypto';
+import { NatsConnection, NatsError, headers as natsHeaders } from 'nats';
+import { TimeoutError } from 'rxjs';
 import { CallerContext, Envelope, RpcRequest, RpcResponse, RpcSubject } from '@sa/contracts';
 import { DomainError, ServiceUnavailable } from '@sa/errors';
 
-export const NATS_CLIENT = Symbol('NATS_CLIENT');
+export const NATS_CONNECTION = Symbol('NATS_CONNECTION');
 export const RPC_TIMEOUT_MS = Symbol('RPC_TIMEOUT_MS');
 
 function serviceOf(subject: string): string {
@@ -19,33 +20,55 @@ export function toDomainError(err: unknown, subject: string): DomainError {
   if (err instanceof TimeoutError) return new ServiceUnavailable(serviceOf(subject), 'no reply in time');
   const code = (err as { code?: unknown })?.code;
   const message = String((err as { message?: unknown })?.message ?? err);
-  // nats.js says 'no responders'; Nest's NATS client wraps it as EmptyResponseException.
+  if (code === 'TIMEOUT' || /timeout/i.test(message)) return new ServiceUnavailable(serviceOf(subject), 'no reply in time');
+  // nats.js says 'no responders' (503); Nest's NATS client wraps it as EmptyResponseException.
   if (code === '503' || code === 503 || /no responders|no subscribers listening/i.test(message)) return new ServiceUnavailable(serviceOf(subject), 'no instance is running');
   if (/disconnect|closed|connection/i.test(message)) return new ServiceUnavailable(serviceOf(subject), 'messaging is unavailable');
   return new DomainError('internal_error', `Unexpected reply from the ${serviceOf(subject)} service`);
 }
 
+/** The reply a Nest NATS microservice sends for a request: `{id, response}` or `{id, err}`. */
+interface NestReply {
+  id?: string;
+  response?: unknown;
+  err?: unknown;
+  status?: string;
+  isDisposed?: boolean;
+}
+
 /**
  * The only way to call another service: typed by the contract map, bounded by a timeout, and
  * failing with a DomainError (the remote error, or service_unavailable) instead of hanging.
+ *
+ * It speaks the Nest microservices NATS wire format (`{pattern, data, id}` in, `{id, response |
+ * err}` out) directly through nats.js: requests share one multiplexed reply subscription, where
+ * Nest's own client subscribed and unsubscribed a reply inbox per request.
  */
 @Injectable()
 export class RpcClient implements OnApplicationShutdown {
   constructor(
-    @Inject(NATS_CLIENT) private readonly client: ClientProxy,
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(RPC_TIMEOUT_MS) private readonly defaultTimeoutMs: number,
   ) {}
 
   async send<S extends RpcSubject>(subject: S, data: RpcRequest<S>, ctx?: CallerContext, opts: { timeoutMs?: number } = {}): Promise<RpcResponse<S>> {
     const envelope: Envelope<RpcRequest<S>> = { ctx, data };
+    const body = Buffer.from(JSON.stringify({ pattern: subject, data: envelope, id: randomUUID() }));
+    const h = ctx?.requestId ? natsHeaders() : undefined;
+    if (h && ctx?.requestId) h.set('x-request-id', ctx.requestId);
+    let reply: NestReply;
     try {
-      return (await firstValueFrom(this.client.send(subject, envelope).pipe(timeout(opts.timeoutMs ?? this.defaultTimeoutMs)))) as RpcResponse<S>;
+      const msg = await this.nc.request(subject, body, { timeout: opts.timeoutMs ?? this.defaultTimeoutMs, headers: h });
+      reply = JSON.parse(Buffer.from(msg.data).toString('utf8')) as NestReply;
     } catch (err) {
-      throw toDomainError(err, subject);
+      throw toDomainError(err instanceof NatsError ? { code: err.code, message: err.message } : err, subject);
     }
+    if (reply.err !== undefined && reply.err !== null) throw toDomainError(reply.err, subject);
+    if (reply.status === 'error') throw toDomainError(new Error('no handler'), subject);
+    return reply.response as RpcResponse<S>;
   }
 
   async onApplicationShutdown(): Promise<void> {
-    await this.client.close();
+    if (!this.nc.isClosed()) await this.nc.drain().catch(() => undefined);
   }
 }

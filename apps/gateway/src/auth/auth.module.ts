@@ -1,4 +1,4 @@
-import { Global, Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { BeforeApplicationShutdown, Global, Inject, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { Logger } from 'pino';
@@ -10,7 +10,7 @@ import { AuthGuard } from './auth.guard';
 import { GATEWAY_LOGGER, PLAN_LIMITS, RATE_LIMITER } from './auth.tokens';
 
 @Injectable()
-class AuthLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
+class AuthLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
   constructor(
     private readonly verifier: TokenVerifier,
     @Inject(RATE_LIMITER) private readonly limiter: RateLimiter,
@@ -20,7 +20,8 @@ class AuthLifecycle implements OnApplicationBootstrap, OnApplicationShutdown {
     await this.verifier.start();
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  /** Before the database pool closes: the verifier writes its last batch of last_used_at. */
+  async beforeApplicationShutdown(): Promise<void> {
     await this.verifier.stop();
     await this.limiter.close();
   }

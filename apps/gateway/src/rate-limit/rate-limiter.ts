@@ -67,7 +67,8 @@ export class RedisRateLimiter implements RateLimiter {
     private readonly prefix: string,
     private readonly logger: Logger,
   ) {
-    this.redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 500, lazyConnect: false });
+    // Auto-pipelining: concurrent requests share one write to Redis.
+    this.redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, commandTimeout: 500, lazyConnect: false, enableAutoPipelining: true });
     this.redis.on('error', (err) => this.logger.warn({ err: err.message }, 'rate limiter: Redis error'));
     this.redis.defineCommand('rateHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
   }
