@@ -1,0 +1,307 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import type { Readable } from 'node:stream';
+import zlib from 'node:zlib';
+import { CheckedTarget, Resolver, resolveAndCheck, staticCheck, systemResolver } from './check-url';
+import { GuardError } from './guard-error';
+import { OutboundPolicy } from './outbound-policy';
+
+export interface GuardedFetchOptions {
+  method?: string;
+  headers?: Record<string, string | string[]>;
+  body?: string | Buffer;
+  /** Sets the Accept header. */
+  accept?: string;
+  /** Cancels the request (a GuardError with code 'network' is thrown). */
+  signal?: AbortSignal;
+  /** Follow 3xx responses (default true). When false a 3xx is returned as is. */
+  followRedirects?: boolean;
+  /** DNS for host names; the system resolver (dns.lookup, all records) by default. For tests. */
+  resolver?: Resolver;
+}
+
+export interface GuardedResponse {
+  status: number;
+  /** Lower-case names; repeated headers joined with ", ". When the body was decompressed, content-encoding and content-length are removed. */
+  headers: Record<string, string>;
+  /** The body, decompressed when the server used gzip, deflate or br. */
+  body: Buffer;
+  /** The final URL, after redirects. */
+  url: string;
+  /** Every redirect target followed, in order. */
+  redirects: string[];
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** Headers the caller may not set: the guard owns the connection and the encoding. */
+const OWNED_HEADERS = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'accept-encoding', 'upgrade', 'te', 'trailer', 'proxy-connection']);
+/** Headers not carried to another origin on redirect. */
+const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
+
+interface Exchange {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  /** Null for a redirect that is going to be followed. */
+  body: Buffer | null;
+  decoded: boolean;
+}
+
+interface HopContext {
+  policy: OutboundPolicy;
+  resolver: Resolver;
+  signal: AbortSignal;
+  /** Whether a response with this status and headers is a redirect to follow (no body read). */
+  follows: (status: number, headers: http.IncomingHttpHeaders) => boolean;
+  /** Prefixed to the reason when this hop is blocked ("redirect to … refused: "). */
+  blockedPrefix: string;
+}
+
+function where(target: CheckedTarget): string {
+  return target.url.host;
+}
+
+function networkError(err: unknown, target: CheckedTarget): GuardError {
+  const e = err as NodeJS.ErrnoException;
+  const code = e?.code ?? '';
+  const host = where(target);
+  const url = target.url.href;
+  if (code === 'ECONNREFUSED') return new GuardError('network', `connection refused by ${host}`, url);
+  if (code === 'ECONNRESET' || code === 'EPIPE') return new GuardError('network', `the connection to ${host} was reset`, url);
+  if (code === 'ETIMEDOUT' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return new GuardError('network', `could not connect to ${host} (${code})`, url);
+  if (code.startsWith('HPE_')) return new GuardError('network', `${host} sent an invalid HTTP response`, url);
+  if (code.startsWith('ERR_TLS') || code.startsWith('CERT_') || /certificate|SSL|TLS/i.test(e?.message ?? '')) {
+    return new GuardError('network', `TLS error talking to ${host}: ${e?.message ?? code}`, url);
+  }
+  return new GuardError('network', `request to ${host} failed: ${e?.message ?? String(err)}`, url);
+}
+
+/**
+ * The lookup used by the socket: resolves the name, checks EVERY address, and only then hands
+ * the addresses to the connection. The address connected is therefore always one that was
+ * checked at connect time, whatever DNS said earlier (DNS rebinding).
+ */
+function guardedLookup(ctx: HopContext, onBlocked: (err: GuardError) => void): LookupFunction {
+  return (hostname, options, callback) => {
+    resolveAndCheck(hostname, ctx.policy, ctx.resolver).then(
+      (result) => {
+        if (!result.ok) {
+          const err = new GuardError(result.code, result.code === 'blocked' ? `${ctx.blockedPrefix}${result.reason}` : result.reason);
+          onBlocked(err);
+          callback(err as NodeJS.ErrnoException, '', 0);
+          return;
+        }
+        const family = options.family === 4 || options.family === 6 ? options.family : 0;
+        const addresses = family ? result.addresses.filter((a) => a.family === family) : result.addresses;
+        if (addresses.length === 0) {
+          const err = new GuardError('network', `${hostname} has no IPv${family} address`);
+          onBlocked(err);
+          callback(err as NodeJS.ErrnoException, '', 0);
+          return;
+        }
+        if (options.all) callback(null, addresses);
+        else callback(null, addresses[0].address, addresses[0].family);
+      },
+      (err: unknown) => callback(err as NodeJS.ErrnoException, '', 0),
+    );
+  };
+}
+
+function tooLarge(max: number, target: CheckedTarget, declared?: number): GuardError {
+  const detail = declared === undefined ? '' : ` (Content-Length: ${declared})`;
+  return new GuardError('too_large', `response larger than ${max} bytes${detail}`, target.url.href);
+}
+
+function decoderFor(encoding: string): zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | null {
+  if (encoding === 'gzip' || encoding === 'x-gzip') return zlib.createGunzip();
+  if (encoding === 'deflate') return zlib.createInflate();
+  if (encoding === 'br') return zlib.createBrotliDecompress();
+  return null;
+}
+
+/** One request/response on one connection, to an already statically checked target. */
+function exchange(target: CheckedTarget, method: string, headers: Record<string, string | string[]>, body: Buffer | undefined, ctx: HopContext): Promise<Exchange> {
+  const { policy, signal } = ctx;
+  return new Promise<Exchange>((resolve, reject) => {
+    const abortError = (): GuardError => {
+      const reason: unknown = signal.reason;
+      return reason instanceof GuardError ? new GuardError(reason.code, reason.message, target.url.href) : new GuardError('network', 'the request was cancelled', target.url.href);
+    };
+    if (signal.aborted) {
+      reject(abortError());
+      return;
+    }
+
+    let settled = false;
+    let lookupError: GuardError | undefined;
+    const isHttps = target.url.protocol === 'https:';
+    const options: https.RequestOptions = {
+      protocol: target.url.protocol,
+      host: target.hostname,
+      port: target.port,
+      path: `${target.url.pathname}${target.url.search}`,
+      method,
+      headers,
+      setHost: false,
+      agent: false, // a fresh connection per request: no global agent, no proxy, no reuse across hosts
+      lookup: guardedLookup(ctx, (err) => (lookupError = err)),
+      ...(isHttps && target.ip === null ? { servername: target.hostname } : {}),
+    };
+    const request = (isHttps ? https : http).request(options);
+
+    const finish = (err: GuardError | null, value?: Exchange): void => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      if (err) {
+        request.destroy();
+        reject(err);
+      } else {
+        resolve(value as Exchange);
+      }
+    };
+    const onAbort = (): void => finish(abortError());
+    signal.addEventListener('abort', onAbort, { once: true });
+
+    request.on('error', (err) => finish(lookupError ?? (err instanceof GuardError ? err : networkError(err, target))));
+    request.on('response', (res) => {
+      if (settled) {
+        res.destroy();
+        return;
+      }
+      const status = res.statusCode ?? 0;
+      if (ctx.follows(status, res.headers)) {
+        res.on('error', () => undefined); // the body of a followed redirect is never read
+        finish(null, { status, headers: res.headers, body: null, decoded: false });
+        request.destroy();
+        return;
+      }
+      const lengthHeader = res.headers['content-length'];
+      if (lengthHeader !== undefined && method !== 'HEAD' && status !== 204 && status !== 304) {
+        const declared = Number(lengthHeader);
+        if (Number.isFinite(declared) && declared > policy.maxBytes) {
+          finish(tooLarge(policy.maxBytes, target, declared));
+          return;
+        }
+      }
+      const encoding = String(res.headers['content-encoding'] ?? '').trim().toLowerCase();
+      const decoder = decoderFor(encoding);
+      const source: Readable = decoder ? res.pipe(decoder) : res;
+      const chunks: Buffer[] = [];
+      let total = 0;
+      source.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        total += chunk.length;
+        if (total > policy.maxBytes) {
+          finish(tooLarge(policy.maxBytes, target));
+          decoder?.destroy();
+          res.destroy();
+          return;
+        }
+        chunks.push(chunk);
+      });
+      source.on('end', () => finish(null, { status, headers: res.headers, body: Buffer.concat(chunks), decoded: decoder !== null }));
+      res.on('error', (err) => finish(networkError(err, target)));
+      res.on('close', () => {
+        if (!res.complete) finish(new GuardError('network', `the connection to ${where(target)} closed before the whole response arrived`, target.url.href));
+      });
+      decoder?.on('error', (err) => finish(new GuardError('network', `could not decode the ${encoding} response from ${where(target)}: ${err.message}`, target.url.href)));
+    });
+    request.end(body);
+  });
+}
+
+function flattenHeaders(headers: http.IncomingHttpHeaders, decoded: boolean): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    if (decoded && (name === 'content-encoding' || name === 'content-length')) continue;
+    out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+function requestHeaders(policy: OutboundPolicy, opts: GuardedFetchOptions): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(opts.headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (!OWNED_HEADERS.has(lower)) out[lower] = value;
+  }
+  if (opts.accept !== undefined) out['accept'] = opts.accept;
+  if (out['user-agent'] === undefined) out['user-agent'] = policy.userAgent;
+  out['accept-encoding'] = 'gzip, deflate, br';
+  out['connection'] = 'close';
+  return out;
+}
+
+/**
+ * Fetches a URL under the outbound policy. Every hop (the first URL and each redirect target)
+ * is checked in full before anything is connected: scheme, credentials, port, host name, and
+ * the addresses that the socket then connects to (checked inside the socket's own lookup, so a
+ * name cannot resolve to something else between the check and the connection). One deadline
+ * (policy.timeoutMs) covers every hop and the whole body; the body is capped at policy.maxBytes
+ * after decompression. Throws GuardError only.
+ */
+export async function guardedFetch(url: string, policy: OutboundPolicy, opts: GuardedFetchOptions = {}): Promise<GuardedResponse> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new GuardError('timeout', `timed out after ${policy.timeoutMs} ms`)), policy.timeoutMs);
+  const onCancel = (): void => controller.abort(new GuardError('network', 'the request was cancelled'));
+  if (opts.signal?.aborted) onCancel();
+  opts.signal?.addEventListener('abort', onCancel, { once: true });
+
+  const followRedirects = opts.followRedirects ?? true;
+  const resolver = opts.resolver ?? systemResolver;
+  const redirects: string[] = [];
+  let current = url;
+  let method = (opts.method ?? 'GET').toUpperCase();
+  let body = opts.body === undefined ? undefined : Buffer.isBuffer(opts.body) ? opts.body : Buffer.from(opts.body);
+  const headers = requestHeaders(policy, opts);
+  let previous: URL | null = null;
+
+  try {
+    for (;;) {
+      const blockedPrefix = redirects.length > 0 ? `redirect to ${current} refused: ` : '';
+      const check = staticCheck(current, policy);
+      if (!check.ok) throw new GuardError(check.code, `${check.code === 'blocked' ? blockedPrefix : ''}${check.reason}`, current);
+      const { target } = check;
+      if (previous && previous.origin !== target.url.origin) for (const h of CREDENTIAL_HEADERS) delete headers[h];
+
+      const hopHeaders: Record<string, string | string[]> = { ...headers, host: target.url.host };
+      if (body !== undefined) hopHeaders['content-length'] = String(body.length);
+      const result = await exchange(target, method, hopHeaders, body, {
+        policy,
+        resolver,
+        signal: controller.signal,
+        blockedPrefix,
+        follows: (status, h) => followRedirects && REDIRECT_STATUSES.has(status) && typeof h.location === 'string' && h.location !== '',
+      });
+
+      if (result.body !== null) {
+        return { status: result.status, headers: flattenHeaders(result.headers, result.decoded), body: result.body, url: target.url.href, redirects };
+      }
+
+      const location = result.headers.location as string;
+      let next: URL;
+      try {
+        next = new URL(location, target.url);
+      } catch {
+        throw new GuardError('bad_url', `${target.url.href} redirected to an invalid URL ("${location}")`, target.url.href);
+      }
+      if (redirects.length >= policy.maxRedirects) {
+        throw new GuardError('too_many_redirects', `more than ${policy.maxRedirects} redirects (the last one pointed to ${next.href})`, target.url.href);
+      }
+      // As browsers do: 303 (and 301/302 after a POST) continue as GET without the body.
+      if ((result.status === 303 && method !== 'HEAD') || ((result.status === 301 || result.status === 302) && method === 'POST')) {
+        method = 'GET';
+        body = undefined;
+        delete headers['content-type'];
+      }
+      redirects.push(next.href);
+      previous = target.url;
+      current = next.href;
+    }
+  } finally {
+    clearTimeout(timer);
+    opts.signal?.removeEventListener('abort', onCancel);
+  }
+}

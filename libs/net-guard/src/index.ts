@@ -1,0 +1,5 @@
+export * from './guard-error';
+export * from './ip-address';
+export * from './outbound-policy';
+export * from './check-url';
+export * from './guarded-fetch';
