@@ -9,11 +9,11 @@ export interface CliResult {
 }
 
 /** Runs the real admin CLI (compiled) against the e2e database. */
-export function runAdmin(args: string[]): Promise<CliResult> {
+export function runAdmin(args: string[], databaseUrl?: string): Promise<CliResult> {
   const s = e2eState();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(s.root, 'dist', 'tools', 'admin', 'main.js'), ...args], {
-      env: { PATH: process.env['PATH'], DATABASE_URL: s.databaseUrl },
+      env: { PATH: process.env['PATH'], DATABASE_URL: databaseUrl ?? s.databaseUrl },
     });
     let stdout = '';
     let stderr = '';
@@ -24,8 +24,8 @@ export function runAdmin(args: string[]): Promise<CliResult> {
   });
 }
 
-export async function admin<T = Record<string, unknown>>(args: string[]): Promise<T> {
-  const r = await runAdmin(args);
+export async function admin<T = Record<string, unknown>>(args: string[], databaseUrl?: string): Promise<T> {
+  const r = await runAdmin(args, databaseUrl);
   if (r.code !== 0) throw new Error(`admin ${args.join(' ')} failed (${r.code}): ${r.stderr}`);
   return JSON.parse(r.stdout) as T;
 }

@@ -28,7 +28,14 @@ export default async function globalSetup(): Promise<void> {
   const logDir = path.join(root, 'tmp', 'e2e-logs');
   fs.rmSync(logDir, { recursive: true, force: true });
 
+  // The local test site of the knowledge tests listens on this port; crawling it is allowed
+  // (loopback 127.0.0.1 only) exactly as an operator would allow an internal site.
+  const sitePort = await freePort();
   const env: Record<string, string> = {
+    OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
+    OUTBOUND_ALLOWED_PORTS: `80,443,${sitePort}`,
+    OUTBOUND_TIMEOUT_MS: '3000',
+    OUTBOUND_MAX_BYTES: String(512 * 1024),
     DATABASE_URL: dbUrl,
     NATS_URL: nats.url,
     GATEWAY_PORT: String(await freePort()),
@@ -54,6 +61,7 @@ export default async function globalSetup(): Promise<void> {
     redisUrl: useRedis ? redisUrl : null,
     rateLimitPrefix,
     logDir,
+    sitePort,
     env,
   };
   process.env['SA_E2E_STATE'] = JSON.stringify(state);

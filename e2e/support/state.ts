@@ -8,6 +8,8 @@ export interface E2eState {
   redisUrl: string | null;
   rateLimitPrefix: string;
   logDir: string;
+  /** Port of the local test site the knowledge tests serve (allowlisted for crawling). */
+  sitePort: number;
   env: Record<string, string>;
 }
 

@@ -10,6 +10,7 @@ import { BotsController } from './bots/bots.controller';
 import { GATEWAY_CONFIG, GatewayConfig } from './config/gateway.config';
 import { HealthController } from './health/health.controller';
 import { HttpErrorFilter } from './http/error.filter';
+import { KbController } from './knowledge/kb.controller';
 import { OpenApiController } from './openapi/openapi.controller';
 
 @Global()
@@ -39,7 +40,7 @@ export class AppModule {
         MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, connectionName: 'gateway' }),
         AuthModule,
       ],
-      controllers: [HealthController, OpenApiController, BotsController],
+      controllers: [HealthController, OpenApiController, BotsController, KbController],
       providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }],
     };
   }

@@ -1,11 +1,42 @@
 import { Module } from '@nestjs/common';
+import { DatabaseModule } from '@sa/db';
+import { createLogger } from '@sa/logging';
 import { MessagingModule } from '@sa/messaging';
-import { loadKnowledgeConfig } from './config/knowledge.config';
+import { outboundPolicyFromEnv } from '@sa/net-guard';
+import { KNOWLEDGE_CONFIG, loadKnowledgeConfig } from './config/knowledge.config';
+import { DocumentsHandler } from './documents/documents.handler';
+import { DocumentsRepository } from './documents/documents.repository';
+import { DocumentsService } from './documents/documents.service';
+import { createEmbeddings } from './embeddings/embeddings.factory';
+import { EMBEDDER, KNOWLEDGE_LOGGER, OUTBOUND_POLICY } from './knowledge.tokens';
+import { DocumentClaimsRepository } from './pipeline/document-claims.repository';
+import { DocumentProcessor } from './pipeline/document-processor';
+import { IngestionWorker } from './pipeline/ingestion.worker';
+import { SearchHandler } from './retrieval/search.handler';
+import { SearchService } from './retrieval/search.service';
+import { vectorStoreProviders } from './vector-store/vector-store.provider';
 
 const config = loadKnowledgeConfig();
 
-/** Not built yet: the service answers its NATS health ping (knowledge.health.ping) and nothing else. */
+/** Knowledge base: documents, the ingestion pipeline, retrieval for chat. */
 @Module({
-  imports: [MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'knowledge', connectionName: 'knowledge' })],
+  imports: [
+    DatabaseModule.forRoot({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'knowledge' }),
+    MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'knowledge', connectionName: 'knowledge' }),
+  ],
+  controllers: [DocumentsHandler, SearchHandler],
+  providers: [
+    { provide: KNOWLEDGE_CONFIG, useValue: config },
+    { provide: KNOWLEDGE_LOGGER, useValue: createLogger('knowledge', { level: config.logLevel }) },
+    { provide: EMBEDDER, useFactory: () => createEmbeddings() },
+    { provide: OUTBOUND_POLICY, useFactory: () => outboundPolicyFromEnv() },
+    ...vectorStoreProviders,
+    DocumentsRepository,
+    DocumentsService,
+    DocumentClaimsRepository,
+    DocumentProcessor,
+    IngestionWorker,
+    SearchService,
+  ],
 })
 export class AppModule {}

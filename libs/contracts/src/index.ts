@@ -3,6 +3,7 @@ export * from './context';
 export * from './errors';
 export * from './events';
 export * from './health';
+export * from './knowledge';
 export * from './plans';
 export * from './scopes';
 export * from './subjects';

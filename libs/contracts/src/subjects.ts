@@ -1,5 +1,6 @@
 import { BotView, CreateBotRequest, CreatedBotView, ListBotsRequest } from './bots';
 import { HealthPing, HealthReply } from './health';
+import { CheckBotsReply, CheckBotsRequest, IngestKbRequest, KbDocumentView, KbIngestAccepted, ListKbRequest, PassageView, SearchKnowledgeRequest } from './knowledge';
 
 /** The seven services behind the gateway, each a NATS queue group of its own name. */
 export const SERVICE_NAMES = ['bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher'] as const;
@@ -36,6 +37,10 @@ export const RPC = {
   ...health,
   'bots.bot.list': rpc<ListBotsRequest, BotView[]>(ListBotsRequest),
   'bots.bot.create': rpc<CreateBotRequest, CreatedBotView>(CreateBotRequest),
+  'bots.bot.check': rpc<CheckBotsRequest, CheckBotsReply>(CheckBotsRequest),
+  'knowledge.document.ingest': rpc<IngestKbRequest, KbIngestAccepted>(IngestKbRequest),
+  'knowledge.document.list': rpc<ListKbRequest, KbDocumentView[]>(ListKbRequest),
+  'knowledge.passage.search': rpc<SearchKnowledgeRequest, PassageView[]>(SearchKnowledgeRequest),
 } as const;
 
 export type RpcSubject = keyof typeof RPC;

@@ -67,7 +67,7 @@ export function IsLanguageTag(options?: ValidationOptions): PropertyDecorator {
 
 
 const TYPE_CONSTRAINTS = new Set(['isString', 'isInt', 'isNumber', 'isBoolean', 'isArray', 'isObject', 'nestedValidation']);
-const FORMAT_CONSTRAINTS = new Set(['isUuid', 'isUUID', 'isIso8601', 'isISO8601', 'isUrl', 'isURL', 'isEmail', 'isLanguageTag', 'matches', 'isDateString']);
+const FORMAT_CONSTRAINTS = new Set(['isHttpUrl', 'isUuid', 'isUUID', 'isIso8601', 'isISO8601', 'isUrl', 'isURL', 'isEmail', 'isLanguageTag', 'matches', 'isDateString']);
 
 function issueCode(constraint: string, value: unknown, constraints: unknown[] | undefined): string {
   if (constraint === 'whitelistValidation') return 'unrecognized_keys';
@@ -98,7 +98,7 @@ export function toValidationIssues(errors: ValidationError[], basePath: (string 
       issues.push({
         code,
         path,
-        message: name === 'whitelistValidation' ? `${path.join('.')} is not an accepted field` : missing ? `${path.join('.')} is required` : constraints[name],
+        message: name === 'whitelistValidation' ? `${path.join('.')} is not an accepted field` : missing && !hasCustomMessage(name, constraints[name]) ? `${path.join('.')} is required` : constraints[name],
       });
     }
     if (error.children?.length) issues.push(...toValidationIssues(error.children, path));
@@ -106,8 +106,37 @@ export function toValidationIssues(errors: ValidationError[], basePath: (string 
   return issues;
 }
 
+/** An IsDefined with a message of its own (such as "one of url or text is required") keeps it. */
+function hasCustomMessage(constraint: string, message: string): boolean {
+  return constraint === 'isDefined' && !message.endsWith('should not be null or undefined');
+}
+
 function charLengthBounds(error: ValidationError): unknown[] | undefined {
   const msg = error.constraints?.['charLength'];
   const m = msg ? /between (\d+) and (\d+)/.exec(msg) : null;
   return m ? [Number(m[1]), Number(m[2])] : undefined;
+}
+
+/** An absolute http or https URL with a host and no user name or password (WHATWG URL rules). */
+export function isHttpUrl(value: unknown): boolean {
+  if (typeof value !== 'string' || value.length > 2048) return false;
+  try {
+    const u = new URL(value);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname.length > 0 && !u.username && !u.password;
+  } catch {
+    return false;
+  }
+}
+
+export function IsHttpUrl(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isHttpUrl',
+      validator: {
+        validate: (value: unknown) => isHttpUrl(value),
+        defaultMessage: buildMessage((each) => `${each}$property must be an absolute http or https URL without credentials`, options),
+      },
+    },
+    options,
+  );
 }

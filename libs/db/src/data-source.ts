@@ -68,3 +68,18 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   const name = e?.driverError?.constraint ?? e?.constraint;
   return code === '23505' && (constraint === undefined || name === constraint);
 }
+
+/** Something that runs SQL: a DataSource or an EntityManager. */
+export interface SqlRunner {
+  query(sql: string, params?: unknown[]): Promise<unknown>;
+}
+
+/**
+ * Runs a statement with RETURNING and gives its rows. TypeORM's `query()` answers UPDATE and
+ * DELETE with `[rows, affectedCount]` but INSERT and SELECT with the rows alone; this hides that.
+ */
+export async function queryRows<T>(db: SqlRunner, sql: string, params: unknown[] = []): Promise<T[]> {
+  const result = await db.query(sql, params);
+  if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
+  return result as T[];
+}

@@ -1,5 +1,5 @@
 import { Controller } from '@nestjs/common';
-import { BotView, CallerContext, CreateBotRequest, CreatedBotView } from '@sa/contracts';
+import { BotView, CallerContext, CheckBotsReply, CheckBotsRequest, CreateBotRequest, CreatedBotView } from '@sa/contracts';
 import { RpcHandler } from '@sa/messaging';
 import { BotsService } from './bots.service';
 
@@ -10,6 +10,11 @@ export class BotsHandler {
   @RpcHandler('bots.bot.list')
   list(_req: object, ctx: CallerContext): Promise<BotView[]> {
     return this.bots.list(ctx);
+  }
+
+  @RpcHandler('bots.bot.check')
+  check(req: CheckBotsRequest, ctx: CallerContext): Promise<CheckBotsReply> {
+    return this.bots.check(ctx, req.ids);
   }
 
   @RpcHandler('bots.bot.create')

@@ -49,6 +49,13 @@ export class BotsRepository {
     return rows.map(toEntity);
   }
 
+  /** Which of `ids` are bots of the tenant. */
+  async existing(tenantId: string, ids: string[]): Promise<string[]> {
+    if (!ids.length) return [];
+    const rows: { id: string }[] = await this.ds.query(`SELECT id FROM bots.bots WHERE tenant_id = $1 AND id = ANY($2::uuid[])`, [tenantId, ids]);
+    return rows.map((r) => r.id);
+  }
+
   /**
    * Serialises bot creation within one workspace for the rest of the transaction, so capacity
    * checks and inserts of concurrent requests cannot interleave.

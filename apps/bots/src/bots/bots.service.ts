@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { BOT_NAME_MAX, BotView, CallerContext, CreateBotRequest, CreatedBotView, ENTERPRISE_TIERS, EnterpriseTier, canonicalLanguage } from '@sa/contracts';
+import { BOT_NAME_MAX, BotView, CallerContext, CheckBotsReply, CreateBotRequest, CreatedBotView, ENTERPRISE_TIERS, EnterpriseTier, canonicalLanguage } from '@sa/contracts';
 import { BotAccessDenied, BotNameTaken, PlanCapacityExhausted, TierCapacityUnavailable } from '@sa/errors';
 import { isUniqueViolation } from '@sa/db';
 import { Outbox } from '@sa/events';
@@ -24,6 +24,11 @@ export class BotsService {
   async list(ctx: CallerContext): Promise<BotView[]> {
     const rows = await this.bots.list(ctx.tenantId, ctx.botIds ?? null, MAX_BOTS_LISTED);
     return rows.map(toBotView);
+  }
+
+  /** Which of the given ids are bots of the caller's workspace (ownership checks of other services). */
+  async check(ctx: CallerContext, ids: string[]): Promise<CheckBotsReply> {
+    return { found: await this.bots.existing(ctx.tenantId, [...new Set(ids)].slice(0, 1000)) };
   }
 
   /**

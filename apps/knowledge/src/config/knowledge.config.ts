@@ -1,3 +1,25 @@
-import { commonConfig, parseConfig } from '@sa/config';
+import { commonConfig, env, parseConfig } from '@sa/config';
 
-export const loadKnowledgeConfig = () => parseConfig({ ...commonConfig });
+export const loadKnowledgeConfig = (source: Record<string, string | undefined> = process.env) =>
+  parseConfig(
+    {
+      ...commonConfig,
+      /** Documents processed at once by one replica. */
+      concurrency: env.int('KNOWLEDGE_CONCURRENCY', 2, { min: 1, max: 64 }),
+      /** How long a claim on a document lasts without a heartbeat before another worker may take it. */
+      leaseMs: env.int('KNOWLEDGE_LEASE_MS', 60000, { min: 1000 }),
+      /** Claims of one document before it is failed ("did not finish after N attempts"). */
+      maxAttempts: env.int('KNOWLEDGE_MAX_ATTEMPTS', 3, { min: 1, max: 20 }),
+      pollMs: env.int('KNOWLEDGE_POLL_MS', 1000, { min: 50 }),
+      maxListed: env.int('KB_LIST_LIMIT', 500, { min: 1, max: 5000 }),
+      /** Where chunk vectors live: the embedded PostgreSQL default, or Qdrant. */
+      vectorStore: env.oneOf('VECTOR_STORE', ['postgres', 'qdrant'] as const, 'postgres'),
+      qdrantUrl: env.optionalUrl('QDRANT_URL', ['http', 'https']),
+      qdrantApiKey: env.optionalStr('QDRANT_API_KEY'),
+      vectorPoolSize: env.int('VECTOR_DB_POOL_SIZE', 4, { min: 1, max: 100 }),
+    },
+    source,
+  );
+
+export type KnowledgeConfig = ReturnType<typeof loadKnowledgeConfig>;
+export const KNOWLEDGE_CONFIG = Symbol('KNOWLEDGE_CONFIG');

@@ -1,0 +1,128 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { queryRows } from '@sa/db';
+import type { DocumentRow } from '../documents/documents.repository';
+
+export interface ClaimedDocument extends DocumentRow {
+  claimed_by: string;
+}
+
+/**
+ * The ingestion queue is the documents table itself. A worker claims one document at a time for
+ * a lease (FOR UPDATE SKIP LOCKED, so replicas never take the same one), renews the lease while
+ * it works, and finishes with ready, failed, a retry later, or a release on shutdown. A worker
+ * that dies leaves a lease that expires; the next claim takes the document over.
+ */
+@Injectable()
+export class DocumentClaimsRepository {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  /** Fails documents whose lease expired after their last allowed attempt. Returns how many. */
+  async failExhausted(maxAttempts: number): Promise<number> {
+    const rows = await queryRows(this.ds, 
+      `UPDATE knowledge.documents
+          SET status = 'failed', claimed_by = NULL, claimed_until = NULL, finished_at = clock_timestamp(), updated_at = clock_timestamp(),
+              failure_reason = 'Processing did not finish after ' || attempts || ' attempts' || COALESCE(': ' || failure_reason, '')
+        WHERE status = 'processing' AND claimed_until < clock_timestamp() AND attempts >= $1
+        RETURNING id`,
+      [maxAttempts],
+    );
+    return rows.length;
+  }
+
+  async claim(workerId: string, leaseMs: number): Promise<ClaimedDocument | null> {
+    const [row] = await queryRows<ClaimedDocument>(this.ds, 
+      `UPDATE knowledge.documents d
+          SET status = 'processing', claimed_by = $1, claimed_until = clock_timestamp() + make_interval(secs => $2::float8 / 1000),
+              attempts = d.attempts + 1, updated_at = clock_timestamp()
+        WHERE d.id = (
+          SELECT id FROM knowledge.documents
+           WHERE status = 'queued' OR (status = 'processing' AND claimed_until < clock_timestamp())
+           ORDER BY created_at
+           LIMIT 1
+           FOR UPDATE SKIP LOCKED)
+        RETURNING d.id, d.tenant_id, d.chatbot_id, d.title, d.source_url, d.source_type, d.status, d.chunk_count, d.failure_reason,
+                  d.content, d.parent_id, d.discover, d.page_quota, d.attempts, d.created_at, d.claimed_by`,
+      [workerId, leaseMs],
+    );
+    return row ?? null;
+  }
+
+  /** Extends the lease; false when the claim was lost (another worker took the document over). */
+  async renew(id: string, workerId: string, leaseMs: number): Promise<boolean> {
+    const rows = await queryRows(this.ds, 
+      `UPDATE knowledge.documents SET claimed_until = clock_timestamp() + make_interval(secs => $3::float8 / 1000)
+        WHERE id = $1 AND claimed_by = $2 AND status = 'processing' RETURNING id`,
+      [id, workerId, leaseMs],
+    );
+    return rows.length > 0;
+  }
+
+  async markReady(id: string, workerId: string, chunkCount: number, embedder: string): Promise<boolean> {
+    const rows = await queryRows(this.ds, 
+      `UPDATE knowledge.documents
+          SET status = 'ready', chunk_count = $3, embedder = $4, failure_reason = NULL, claimed_by = NULL, claimed_until = NULL,
+              finished_at = clock_timestamp(), updated_at = clock_timestamp()
+        WHERE id = $1 AND claimed_by = $2 AND status = 'processing' RETURNING id`,
+      [id, workerId, chunkCount, embedder],
+    );
+    return rows.length > 0;
+  }
+
+  async markFailed(id: string, workerId: string, reason: string): Promise<boolean> {
+    const rows = await queryRows(this.ds, 
+      `UPDATE knowledge.documents
+          SET status = 'failed', failure_reason = $3, chunk_count = 0, claimed_by = NULL, claimed_until = NULL,
+              finished_at = clock_timestamp(), updated_at = clock_timestamp()
+        WHERE id = $1 AND claimed_by = $2 AND status = 'processing' RETURNING id`,
+      [id, workerId, reason.slice(0, 1000)],
+    );
+    return rows.length > 0;
+  }
+
+  /** A transient failure: keep the claim blocked until `delayMs` from now, then any worker retries. */
+  async retryLater(id: string, workerId: string, reason: string, delayMs: number): Promise<void> {
+    await queryRows(this.ds,
+      `UPDATE knowledge.documents
+          SET failure_reason = $3, claimed_by = NULL, claimed_until = clock_timestamp() + make_interval(secs => $4::float8 / 1000), updated_at = clock_timestamp()
+        WHERE id = $1 AND claimed_by = $2 AND status = 'processing'`,
+      [id, workerId, reason.slice(0, 1000), delayMs],
+    );
+  }
+
+  /** Hands an unfinished document back on shutdown (not counted as an attempt). */
+  async release(id: string, workerId: string): Promise<void> {
+    await this.ds.query(
+      `UPDATE knowledge.documents
+          SET status = 'queued', claimed_by = NULL, claimed_until = NULL, attempts = GREATEST(attempts - 1, 0), updated_at = clock_timestamp()
+        WHERE id = $1 AND claimed_by = $2 AND status = 'processing'`,
+      [id, workerId],
+    );
+  }
+
+  /**
+   * Queues pages found on a site (sitemap or same-site links) as documents of their own, up to the
+   * free page quota of the bot. Returns the number added.
+   */
+  async addDiscoveredPages(parent: DocumentRow, urls: string[], pageQuota: number): Promise<number> {
+    return this.ds.transaction(async (m) => {
+      await m.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 7302))`, [`${parent.tenant_id}:${parent.chatbot_id ?? '*'}`]);
+      const [{ n }] = await m.query(
+        `SELECT count(*)::int AS n FROM knowledge.documents WHERE tenant_id = $1 AND chatbot_id IS NOT DISTINCT FROM $2 AND status <> 'failed'`,
+        [parent.tenant_id, parent.chatbot_id],
+      );
+      const room = Math.max(0, pageQuota - n);
+      const take = urls.slice(0, room);
+      if (!take.length) return 0;
+      const rows = await queryRows(m, 
+        `INSERT INTO knowledge.documents (tenant_id, chatbot_id, title, source_url, source_type, parent_id, discover)
+         SELECT $1, $2, left($3 || ' – ' || u, 300), u, 'url', $4, false FROM unnest($5::text[]) AS u
+         ON CONFLICT (parent_id, source_url) WHERE parent_id IS NOT NULL DO NOTHING
+         RETURNING id`,
+        [parent.tenant_id, parent.chatbot_id, parent.title, parent.id, take],
+      );
+      return rows.length;
+    });
+  }
+}

@@ -1,0 +1,185 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { GuardError, GuardedResponse, OutboundPolicy, checkUrl, guardedFetch } from '@sa/net-guard';
+import type { EmbedderChoice } from '../embeddings/embeddings.factory';
+import { chunkText } from '../ingestion/chunking';
+import { extractText } from '../ingestion/extract';
+import { extractSameSiteLinks, isSitemapUrl, parseSitemap } from '../ingestion/links';
+import { RobotsCache } from '../ingestion/robots';
+import { EMBEDDER, KNOWLEDGE_LOGGER, OUTBOUND_POLICY } from '../knowledge.tokens';
+import { VECTOR_STORE, type VectorStore } from '../vector-store/vector-store.port';
+import type { ClaimedDocument } from './document-claims.repository';
+import { DocumentClaimsRepository } from './document-claims.repository';
+import { PermanentFailure, TransientFailure } from './failures';
+
+export interface ProcessResult {
+  chunkCount: number;
+  embedder: string;
+  discovered: number;
+}
+
+const ACCEPT = 'text/html,application/xhtml+xml,text/plain,text/markdown,application/xml,text/xml;q=0.9,*/*;q=0.1';
+/** Sitemaps nested in a sitemap index that are followed, at most. */
+const MAX_SITEMAPS = 20;
+
+/**
+ * One document from its source to stored, embedded chunks: text as given, or a URL fetched
+ * through the outbound guard (robots.txt respected, every redirect re-checked), extracted to its
+ * main text; a site root or a sitemap also queues the site's pages as documents of their own.
+ */
+@Injectable()
+export class DocumentProcessor {
+  private readonly robots: RobotsCache;
+
+  constructor(
+    @Inject(VECTOR_STORE) private readonly store: VectorStore,
+    @Inject(EMBEDDER) private readonly embedder: EmbedderChoice,
+    @Inject(OUTBOUND_POLICY) private readonly policy: OutboundPolicy,
+    private readonly claims: DocumentClaimsRepository,
+    @Inject(KNOWLEDGE_LOGGER) private readonly logger: Logger,
+  ) {
+    this.robots = new RobotsCache((url) => this.fetchText(url), policy.userAgent);
+  }
+
+  async process(doc: ClaimedDocument, signal: AbortSignal): Promise<ProcessResult> {
+    let text: string;
+    let title = doc.title;
+    let discovered = 0;
+    if (doc.source_type === 'url' && doc.source_url && doc.content === null) {
+      const page = await this.fetchPage(doc.source_url, signal);
+      if (page.sitemapUrls) {
+        discovered = await this.claims.addDiscoveredPages(doc, page.sitemapUrls, doc.page_quota ?? 0);
+        if (!page.text.trim()) return { chunkCount: 0, embedder: this.embedder.id, discovered };
+      }
+      text = page.text;
+      title = page.title ?? title;
+      if (doc.discover && page.links.length) discovered += await this.claims.addDiscoveredPages(doc, page.links, doc.page_quota ?? 0);
+      if (!text.trim()) throw new PermanentFailure(`No text was found at ${doc.source_url}`);
+    } else {
+      text = doc.content ?? '';
+    }
+    const chunks = await chunkText(text);
+    if (!chunks.length) throw new PermanentFailure('The document has no text to index');
+    if (signal.aborted) throw new TransientFailure('cancelled');
+    let vectors: number[][];
+    try {
+      vectors = await this.embedder.embeddings.embedDocuments(chunks.map((c) => c.text));
+    } catch (err) {
+      throw new TransientFailure(`Embedding failed: ${(err as Error).message}`);
+    }
+    await this.store.deleteByDocument(doc.tenant_id, doc.id);
+    await this.store.upsert(
+      chunks.map((c, i) => ({
+        tenantId: doc.tenant_id,
+        documentId: doc.id,
+        chatbotId: doc.chatbot_id,
+        ordinal: c.ordinal,
+        text: c.text,
+        title,
+        sourceUrl: doc.source_url,
+        embedder: this.embedder.id,
+        vector: vectors[i],
+      })),
+    );
+    return { chunkCount: chunks.length, embedder: this.embedder.id, discovered };
+  }
+
+  /** Fetches and extracts one URL. A sitemap gives its URLs; a site root (or `discover`) its same-site links. */
+  private async fetchPage(url: string, signal: AbortSignal): Promise<{ text: string; title: string | null; links: string[]; sitemapUrls: string[] | null }> {
+    // The address first: a blocked one must fail as blocked, not as "robots.txt unavailable".
+    const verdict = await checkUrl(url, this.policy);
+    if (!verdict.ok) throw new PermanentFailure(`${url} is not allowed: ${verdict.reason}`);
+    const robots = await this.robots.forUrl(url);
+    if (!robots.isAllowed(url)) throw new PermanentFailure(`robots.txt of ${new URL(url).origin} does not allow fetching ${url}`);
+    const res = await this.fetch(url, signal);
+    const contentType = res.headers['content-type'];
+    if (isSitemapUrl(res.url, contentType, res.body)) {
+      return { text: '', title: null, links: [], sitemapUrls: await this.sitemapUrls(res, robots) };
+    }
+    let extracted;
+    try {
+      extracted = extractText({ body: res.body, contentType, url: res.url });
+    } catch (err) {
+      throw new PermanentFailure((err as Error).message);
+    }
+    const isRoot = new URL(res.url).pathname === '/' || new URL(res.url).pathname === '';
+    let links: string[] = [];
+    if (isRoot && extracted.kind === 'html') {
+      const fromSitemaps = await this.siteSitemapUrls(res.url, robots).catch(() => [] as string[]);
+      links = fromSitemaps.length ? fromSitemaps : extractSameSiteLinks(res.body.toString('utf8'), res.url);
+      links = links.filter((l) => l !== res.url && l !== url && robots.isAllowed(l));
+    }
+    return { text: extracted.text, title: extracted.title, links, sitemapUrls: null };
+  }
+
+  /** Pages of a sitemap (following a sitemap index a little way), same site only. */
+  private async sitemapUrls(res: GuardedResponse, robots: { isAllowed(u: string): boolean }): Promise<string[]> {
+    const origin = new URL(res.url).origin;
+    const seen = new Set<string>();
+    const pages: string[] = [];
+    const queue: { body: Buffer }[] = [{ body: res.body }];
+    let followed = 0;
+    while (queue.length) {
+      const { body } = queue.shift()!;
+      const parsed = parseSitemap(body.toString('utf8'));
+      for (const u of parsed.urls) {
+        if (!sameOrigin(u, origin) || seen.has(u) || !robots.isAllowed(u)) continue;
+        seen.add(u);
+        pages.push(u);
+      }
+      for (const s of parsed.sitemaps) {
+        if (followed >= MAX_SITEMAPS || !sameOrigin(s, origin)) continue;
+        followed++;
+        const nested = await this.fetch(s).catch(() => null);
+        if (nested && nested.status < 300) queue.push({ body: nested.body });
+      }
+    }
+    return pages;
+  }
+
+  /** For a site root: the pages of the sitemaps robots.txt names, or of /sitemap.xml. */
+  private async siteSitemapUrls(rootUrl: string, robots: { isAllowed(u: string): boolean; sitemaps: string[] }): Promise<string[]> {
+    const candidates = robots.sitemaps.length ? robots.sitemaps : [new URL('/sitemap.xml', rootUrl).toString()];
+    const pages: string[] = [];
+    for (const s of candidates.slice(0, MAX_SITEMAPS)) {
+      const res = await this.fetch(s).catch(() => null);
+      if (res && res.status < 300 && isSitemapUrl(res.url, res.headers['content-type'], res.body)) pages.push(...(await this.sitemapUrls(res, robots)));
+    }
+    return [...new Set(pages)];
+  }
+
+  private async fetch(url: string, signal?: AbortSignal): Promise<GuardedResponse> {
+    let res: GuardedResponse;
+    try {
+      res = await guardedFetch(url, this.policy, { accept: ACCEPT, signal });
+    } catch (err) {
+      if (err instanceof GuardError) {
+        const transient = err.code === 'timeout' || err.code === 'network';
+        throw transient ? new TransientFailure(err.message) : new PermanentFailure(err.message);
+      }
+      throw new TransientFailure((err as Error).message);
+    }
+    if (res.status >= 500 || res.status === 429) throw new TransientFailure(`${url} answered ${res.status}`);
+    if (res.status >= 400) throw new PermanentFailure(`${url} answered ${res.status}${res.status === 404 ? ' (not found)' : ''}`);
+    if (res.status >= 300) throw new PermanentFailure(`${url} answered ${res.status} without a usable redirect`);
+    return res;
+  }
+
+  private async fetchText(url: string): Promise<{ status: number; body: string } | null> {
+    try {
+      const res = await guardedFetch(url, this.policy, { accept: 'text/plain' });
+      return { status: res.status, body: res.body.toString('utf8') };
+    } catch (err) {
+      this.logger.debug({ url, err: (err as Error).message }, 'robots.txt fetch failed');
+      return null;
+    }
+  }
+}
+
+function sameOrigin(url: string, origin: string): boolean {
+  try {
+    return new URL(url).origin === origin;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,135 @@
+import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Client } from 'pg';
+import type { Logger } from 'pino';
+import { KNOWLEDGE_CONFIG, KnowledgeConfig } from '../config/knowledge.config';
+import { KNOWLEDGE_LOGGER } from '../knowledge.tokens';
+import { ClaimedDocument, DocumentClaimsRepository } from './document-claims.repository';
+import { DocumentProcessor } from './document-processor';
+import { PermanentFailure, retryDelayMs } from './failures';
+
+/**
+ * Runs the ingestion pipeline: queued → processing → ready | failed, at most `concurrency`
+ * documents at once per replica. Woken by NOTIFY on new documents, and polls as a fallback (which
+ * also picks up documents whose worker died: their lease expires). On shutdown it stops claiming,
+ * lets running documents finish within the grace period, and hands the rest back to the queue.
+ */
+@Injectable()
+export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  readonly workerId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  private readonly running = new Map<string, { doc: ClaimedDocument; abort: AbortController; done: Promise<void> }>();
+  private listener: Client | null = null;
+  private poller: NodeJS.Timeout | null = null;
+  private stopping = false;
+  private pumping = false;
+
+  constructor(
+    private readonly claims: DocumentClaimsRepository,
+    private readonly processor: DocumentProcessor,
+    @Inject(KNOWLEDGE_CONFIG) private readonly config: KnowledgeConfig,
+    @Inject(KNOWLEDGE_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.listen();
+    this.poller = setInterval(() => void this.pump(), this.config.pollMs);
+    void this.pump();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    if (this.poller) clearInterval(this.poller);
+    await this.listener?.end().catch(() => undefined);
+    const inFlight = [...this.running.values()];
+    const deadline = new Promise((r) => setTimeout(r, this.config.shutdownGraceMs).unref());
+    await Promise.race([Promise.all(inFlight.map((r) => r.done)), deadline]);
+    for (const r of this.running.values()) {
+      r.abort.abort();
+      await this.claims.release(r.doc.id, this.workerId).catch(() => undefined);
+      this.logger.info({ document_id: r.doc.id }, 'released a document on shutdown');
+    }
+  }
+
+  /** Documents being processed by this replica now (metrics, tests). */
+  get busy(): number {
+    return this.running.size;
+  }
+
+  /** Claims documents while there is a free slot. */
+  async pump(): Promise<void> {
+    if (this.pumping || this.stopping) return;
+    this.pumping = true;
+    try {
+      const failed = await this.claims.failExhausted(this.config.maxAttempts);
+      if (failed) this.logger.warn({ failed }, 'documents failed after their last attempt');
+      while (!this.stopping && this.running.size < this.config.concurrency) {
+        const doc = await this.claims.claim(this.workerId, this.config.leaseMs);
+        if (!doc) break;
+        this.start(doc);
+      }
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, 'claiming documents failed; will retry');
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  private start(doc: ClaimedDocument): void {
+    const abort = new AbortController();
+    const done = this.run(doc, abort).finally(() => {
+      this.running.delete(doc.id);
+      if (!this.stopping) void this.pump();
+    });
+    this.running.set(doc.id, { doc, abort, done });
+  }
+
+  private async run(doc: ClaimedDocument, abort: AbortController): Promise<void> {
+    const log = this.logger.child({ document_id: doc.id, tenant_id: doc.tenant_id });
+    const renew = setInterval(() => {
+      void this.claims.renew(doc.id, this.workerId, this.config.leaseMs).then((kept) => {
+        if (!kept) abort.abort();
+      });
+    }, Math.max(500, Math.floor(this.config.leaseMs / 3)));
+    const started = Date.now();
+    try {
+      const result = await this.processor.process(doc, abort.signal);
+      if (abort.signal.aborted) return;
+      const kept = await this.claims.markReady(doc.id, this.workerId, result.chunkCount, result.embedder);
+      log.info({ chunks: result.chunkCount, discovered: result.discovered, ms: Date.now() - started, kept }, 'document ready');
+    } catch (err) {
+      if (abort.signal.aborted && this.stopping) return;
+      const reason = err instanceof Error ? err.message : String(err);
+      if (err instanceof PermanentFailure || doc.attempts >= this.config.maxAttempts) {
+        const why = err instanceof PermanentFailure ? reason : `Failed after ${doc.attempts} attempts: ${reason}`;
+        await this.claims.markFailed(doc.id, this.workerId, why);
+        log.info({ reason: why }, 'document failed');
+      } else {
+        const delay = retryDelayMs(doc.attempts);
+        await this.claims.retryLater(doc.id, this.workerId, reason, delay);
+        log.warn({ reason, attempt: doc.attempts, retry_in_ms: delay }, 'document will be retried');
+      }
+    } finally {
+      clearInterval(renew);
+    }
+  }
+
+  private async listen(): Promise<void> {
+    if (this.stopping) return;
+    const client = new Client({ connectionString: this.config.databaseUrl, application_name: 'knowledge-worker-listener' });
+    client.on('notification', () => void this.pump());
+    client.on('error', () => undefined);
+    client.on('end', () => {
+      if (this.listener === client) this.listener = null;
+      if (!this.stopping) setTimeout(() => void this.listen(), 1000).unref();
+    });
+    try {
+      await client.connect();
+      await client.query('LISTEN knowledge_documents');
+      this.listener = client;
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, 'LISTEN for new documents failed; polling only until it reconnects');
+      await client.end().catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,34 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CallerContext, PassageView, SearchKnowledgeRequest } from '@sa/contracts';
+import { BotAccessDenied, NotFound } from '@sa/errors';
+import { RpcClient } from '@sa/messaging';
+import type { EmbedderChoice } from '../embeddings/embeddings.factory';
+import { EMBEDDER } from '../knowledge.tokens';
+import { VECTOR_STORE, type VectorStore } from '../vector-store/vector-store.port';
+
+export const DEFAULT_PASSAGES = 5;
+
+/**
+ * knowledge.search for the chat service: the passages of the workspace's knowledge nearest to a
+ * question. With a bot, that bot's documents plus the workspace-wide ones (attached to no bot).
+ */
+@Injectable()
+export class SearchService {
+  constructor(
+    @Inject(VECTOR_STORE) private readonly store: VectorStore,
+    @Inject(EMBEDDER) private readonly embedder: EmbedderChoice,
+    private readonly rpc: RpcClient,
+  ) {}
+
+  async search(ctx: CallerContext, req: SearchKnowledgeRequest): Promise<PassageView[]> {
+    const chatbotId = req.chatbotId ?? null;
+    if (ctx.botIds && (!chatbotId || !ctx.botIds.includes(chatbotId))) throw new BotAccessDenied();
+    if (chatbotId) {
+      const { found } = await this.rpc.send('bots.bot.check', { ids: [chatbotId] }, ctx);
+      if (!found.includes(chatbotId)) throw new NotFound('Bot');
+    }
+    const vector = await this.embedder.embeddings.embedQuery(req.query);
+    const hits = await this.store.search({ tenantId: ctx.tenantId, chatbotId, embedder: this.embedder.id, vector, text: req.query, k: req.k ?? DEFAULT_PASSAGES });
+    return hits.map((h) => ({ text: h.text, score: h.score, document_id: h.documentId, title: h.title, source_url: h.sourceUrl }));
+  }
+}

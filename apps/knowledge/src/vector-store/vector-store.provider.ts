@@ -1,0 +1,44 @@
+import { Inject, Injectable, OnApplicationShutdown, Provider } from '@nestjs/common';
+import { QdrantClient } from '@qdrant/js-client-rest';
+import { Pool } from 'pg';
+import type { Logger } from 'pino';
+import { KNOWLEDGE_CONFIG, KnowledgeConfig } from '../config/knowledge.config';
+import { KNOWLEDGE_LOGGER } from '../knowledge.tokens';
+import { PostgresVectorStore } from './postgres-vector-store';
+import { QdrantVectorStore } from './qdrant-vector-store';
+import { VECTOR_STORE, VectorStore } from './vector-store.port';
+
+const VECTOR_POOL = Symbol('VECTOR_POOL');
+
+/** The vector store chosen by VECTOR_STORE: PostgreSQL (default, hybrid ranking) or Qdrant. */
+export const vectorStoreProviders: Provider[] = [
+  {
+    provide: VECTOR_POOL,
+    inject: [KNOWLEDGE_CONFIG],
+    useFactory: (config: KnowledgeConfig) =>
+      config.vectorStore === 'postgres' ? new Pool({ connectionString: config.databaseUrl, max: config.vectorPoolSize, application_name: 'knowledge-vectors' }) : null,
+  },
+  {
+    provide: VECTOR_STORE,
+    inject: [KNOWLEDGE_CONFIG, VECTOR_POOL, KNOWLEDGE_LOGGER],
+    useFactory: (config: KnowledgeConfig, pool: Pool | null, logger: Logger): VectorStore => {
+      if (config.vectorStore === 'qdrant') {
+        if (!config.qdrantUrl) throw new Error('VECTOR_STORE=qdrant needs QDRANT_URL');
+        return new QdrantVectorStore(new QdrantClient({ url: config.qdrantUrl, apiKey: config.qdrantApiKey }));
+      }
+      // A pino logger has the (obj, msg) methods the store logs with.
+      return new PostgresVectorStore(pool!, { logger });
+    },
+  },
+];
+
+@Injectable()
+export class VectorPoolCloser implements OnApplicationShutdown {
+  constructor(@Inject(VECTOR_POOL) private readonly pool: Pool | null) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.pool?.end().catch(() => undefined);
+  }
+}
+
+vectorStoreProviders.push(VectorPoolCloser);
