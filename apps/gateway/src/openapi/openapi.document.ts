@@ -34,6 +34,8 @@ interface Schema {
   properties?: Record<string, Schema>;
   required?: string[];
   additionalProperties?: boolean | Schema;
+  /** Marks a member this implementation adds beyond the spec (OpenAPI allows x- keywords). */
+  'x-extension'?: boolean;
   anyOf?: Schema[];
   oneOf?: Schema[];
   if?: Schema;
@@ -194,8 +196,16 @@ const schemas: Record<string, Schema> = {
       chunk_count: int(),
       chatbot_id: nullable(uuid()),
       created_at: dateTime(),
+      failure_reason: {
+        ...nullable(str()),
+        description: 'Not in the spec (this implementation adds it; marked x-extension): why a `failed` document failed, in words a person can act on; null otherwise.',
+        'x-extension': true,
+      },
     },
-    { description: 'A knowledge-base document. POST /kb/ingest creates it `queued`; poll GET /kb for its status.' },
+    {
+      required: ['id', 'title', 'source_url', 'source_type', 'status', 'chunk_count', 'chatbot_id', 'created_at'],
+      description: 'A knowledge-base document. POST /kb/ingest creates it `queued`; poll GET /kb for its status.',
+    },
   ),
 
   Conversation: obj(
