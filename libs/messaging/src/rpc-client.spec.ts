@@ -133,6 +133,15 @@ describe('RpcClient (unit)', () => {
     expect(err).toMatchObject({ code: 'bot_name_taken', message: 'taken', details: { suggested_name: 'A 2' } });
   });
 
+  it('refuses a request larger than the server accepts with a clear bad_request, without sending it', async () => {
+    const fake = fakeConnection(() => ({ response: null }));
+    (fake.nc as unknown as { info: { max_payload: number } }).info = { max_payload: 64 * 1024 };
+    const rpc = new RpcClient(fake.nc, 1000);
+    await expect(rpc.send('bots.bot.create', { name: 'x'.repeat(70 * 1024) }, ctx)).rejects.toMatchObject({ code: 'bad_request' });
+    expect(fake.sent).toHaveLength(0);
+    await expect(rpc.send('bots.bot.create', { name: 'small' }, ctx)).resolves.toBeNull();
+  });
+
   it('drains the connection on shutdown', async () => {
     const fake = fakeConnection(() => ({ response: null }));
     await new RpcClient(fake.nc, 1000).onApplicationShutdown();

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { NatsConnection, NatsError, headers as natsHeaders } from 'nats';
 import { TimeoutError } from 'rxjs';
 import { CallerContext, Envelope, RpcRequest, RpcResponse, RpcSubject } from '@sa/contracts';
-import { DomainError, ServiceUnavailable } from '@sa/errors';
+import { BadRequest, DomainError, ServiceUnavailable } from '@sa/errors';
 
 export const NATS_CONNECTION = Symbol('NATS_CONNECTION');
 export const RPC_TIMEOUT_MS = Symbol('RPC_TIMEOUT_MS');
@@ -54,6 +54,11 @@ export class RpcClient implements OnApplicationShutdown {
   async send<S extends RpcSubject>(subject: S, data: RpcRequest<S>, ctx?: CallerContext, opts: { timeoutMs?: number } = {}): Promise<RpcResponse<S>> {
     const envelope: Envelope<RpcRequest<S>> = { ctx, data };
     const body = Buffer.from(JSON.stringify({ pattern: subject, data: envelope, id: randomUUID() }));
+    // NATS refuses messages over the server's max_payload (1 MB by default): say so plainly.
+    const maxPayload = this.nc.info?.max_payload;
+    if (maxPayload && body.length > maxPayload - 4096) {
+      throw new BadRequest(`The request is too large to process (${body.length} bytes once encoded; the limit is about ${maxPayload - 4096})`);
+    }
     const h = ctx?.requestId ? natsHeaders() : undefined;
     if (h && ctx?.requestId) h.set('x-request-id', ctx.requestId);
     let reply: NestReply;
