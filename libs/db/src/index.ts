@@ -1,2 +1,3 @@
 export * from './data-source';
 export * from './database.module';
+export * from './pg-listener';

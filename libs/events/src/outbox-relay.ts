@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 import { eventSubject } from '@sa/contracts';
 import { EventStreamConfig, ensureEventStream } from './event-stream';
 import { outboxChannel, qualifiedTable } from './outbox-sql';
-import { PgListener, pgClientConfig } from './pg-listener';
+import { PgListener, pgClientConfig } from '@sa/db';
 
 export interface OutboxRelayOptions {
   dataSource: DataSource;

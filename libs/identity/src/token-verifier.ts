@@ -1,7 +1,7 @@
-import { Client } from 'pg';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
+import { PgListener } from '@sa/db';
 import { Unauthorized } from '@sa/errors';
 import { ApiTokenEntity } from './api-token.entity';
 import { IDENTITY_CHANNEL, parseIdentityChange } from './identity-events';
@@ -30,19 +30,16 @@ type CachedToken = VerifiedToken['token'];
 /**
  * Verifies bearer tokens without a database round trip per request: tokens and workspaces are
  * cached by the SHA-256 of the secret, and every change (revocation, workspace update) is pushed
- * by PostgreSQL NOTIFY on `identity_changed` so it takes effect at once on every replica. If the
- * LISTEN connection drops, the whole cache is cleared and the TTL bounds staleness.
+ * by PostgreSQL NOTIFY on `identity_changed` so it takes effect at once on every replica. Each time
+ * LISTEN is (re-)established the whole cache is cleared; the TTL bounds staleness in between.
  */
 export class TokenVerifier {
   private readonly tokens: LRUCache<string, CachedToken | 'unknown'>;
   private readonly workspaces: LRUCache<string, WorkspaceEntity>;
   private readonly hashByTokenId = new Map<string, string>();
   private readonly lastUsed = new Map<string, Date>();
-  private listener: Client | null = null;
+  private readonly listener: PgListener;
   private flushTimer: NodeJS.Timeout | null = null;
-  private reconnectTimer: NodeJS.Timeout | null = null;
-  private stopped = false;
-  private listening = false;
 
   constructor(
     private readonly ds: DataSource,
@@ -51,26 +48,33 @@ export class TokenVerifier {
   ) {
     this.tokens = new LRUCache({ max: opts.maxEntries, ttl: opts.cacheTtlMs, dispose: (v, hash) => this.forgetHash(v, hash) });
     this.workspaces = new LRUCache({ max: opts.maxEntries, ttl: opts.cacheTtlMs });
+    this.listener = new PgListener({
+      client: { connectionString: opts.databaseUrl, application_name: 'gateway-identity-listener' },
+      channel: IDENTITY_CHANNEL,
+      logger,
+      onNotify: (payload) => {
+        const change = parseIdentityChange(payload);
+        if (change) this.invalidate(change);
+      },
+      // Whatever was cached while not listening may have missed a notification.
+      onListening: () => this.clear(),
+    });
   }
 
   async start(): Promise<void> {
-    this.stopped = false;
-    await this.listen();
+    await this.listener.start();
     this.flushTimer = setInterval(() => void this.flushLastUsed(), this.opts.lastUsedFlushMs);
     this.flushTimer.unref();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
     if (this.flushTimer) clearInterval(this.flushTimer);
-    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     await this.flushLastUsed();
-    await this.listener?.end().catch(() => undefined);
-    this.listener = null;
+    await this.listener.stop();
   }
 
   get isListening(): boolean {
-    return this.listening;
+    return this.listener.listening;
   }
 
   /** Resolves a bearer secret to its token and workspace, or throws Unauthorized (401). */
@@ -128,43 +132,6 @@ export class TokenVerifier {
     const row = await this.ds.getRepository(WorkspaceEntity).findOneBy({ id });
     if (row) this.workspaces.set(id, row);
     return row;
-  }
-
-  private async listen(): Promise<void> {
-    const client = new Client({ connectionString: this.opts.databaseUrl, application_name: 'gateway-identity-listener' });
-    client.on('notification', (msg) => {
-      const change = parseIdentityChange(msg.payload);
-      if (change) this.invalidate(change);
-    });
-    client.on('error', (err) => {
-      this.logger.warn({ err: err.message }, 'identity LISTEN connection failed; clearing the token cache and reconnecting');
-      this.onListenerLost();
-    });
-    client.on('end', () => this.onListenerLost());
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${IDENTITY_CHANNEL}`);
-      this.listener = client;
-      this.listening = true;
-      // Anything cached before the listener was up may have missed a notification.
-      this.clear();
-    } catch (err) {
-      this.logger.warn({ err: (err as Error).message }, 'identity LISTEN connection could not start; retrying');
-      await client.end().catch(() => undefined);
-      this.onListenerLost();
-    }
-  }
-
-  private onListenerLost(): void {
-    this.listening = false;
-    this.clear();
-    this.listener = null;
-    if (this.stopped || this.reconnectTimer) return;
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = null;
-      if (!this.stopped) void this.listen();
-    }, 1000);
-    this.reconnectTimer.unref();
   }
 
   private async flushLastUsed(): Promise<void> {

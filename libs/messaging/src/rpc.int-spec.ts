@@ -1,15 +1,11 @@
 import 'reflect-metadata';
-import { ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import * as fs from 'node:fs';
-import * as net from 'node:net';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { Controller, INestApplicationContext, INestMicroservice, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { MicroserviceOptions, Transport } from '@nestjs/microservices';
 import { CallerContext, HealthReply, ListBotsRequest } from '@sa/contracts';
 import { BotNameTaken, DomainError, TierCapacityUnavailable } from '@sa/errors';
+import { PrivateNats, startPrivateNats } from '@sa/testing';
 import { MessagingModule } from './messaging.module';
 import { RpcClient } from './rpc-client';
 import { RpcHandler } from './rpc-handler.decorator';
@@ -17,62 +13,6 @@ import { RpcHandler } from './rpc-handler.decorator';
 // A real Nest NATS microservice and a real RpcClient on a private nats-server (so the subjects
 // never reach a system running on the machine's NATS). The handler's behaviour is set per test.
 
-// A copy of e2e/support/infra.ts startPrivateNats (the module-boundary rule forbids importing it).
-const NATS_SERVER_BIN = process.env['NATS_SERVER_BIN'] || '/usr/sbin/nats-server';
-
-interface PrivateNats {
-  url: string;
-  process: ChildProcess;
-  stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForPort(port: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const open = await new Promise<boolean>((resolve) => {
-      const s = net.connect(port, '127.0.0.1');
-      s.once('connect', () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.once('error', () => resolve(false));
-    });
-    if (open) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`nats-server did not open port ${port} in ${timeoutMs} ms`);
-}
-
-async function startPrivateNats(): Promise<PrivateNats> {
-  if (!fs.existsSync(NATS_SERVER_BIN)) throw new Error(`no nats-server at ${NATS_SERVER_BIN} (set NATS_SERVER_BIN)`);
-  const port = await freePort();
-  const storeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sa-rpc-int-nats-'));
-  const child = spawn(NATS_SERVER_BIN, ['-a', '127.0.0.1', '-p', String(port), '-sd', storeDir], { stdio: 'ignore' });
-  await waitForPort(port, 10_000);
-  return {
-    url: `nats://127.0.0.1:${port}`,
-    process: child,
-    stop: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        await exited;
-      }
-      fs.rmSync(storeDir, { recursive: true, force: true });
-    },
-  };
-}
 
 type Behaviour = (data: ListBotsRequest, ctx: CallerContext) => unknown;
 
@@ -152,7 +92,7 @@ beforeEach(() => {
 
 describe('RpcClient ↔ @RpcHandler over NATS', () => {
   it('runs on a private nats-server, not the shared one', () => {
-    expect(nats.process.exitCode).toBeNull();
+    expect(nats.process?.exitCode).toBeNull();
     expect(nats.url).not.toBe('nats://127.0.0.1:4222');
   });
 

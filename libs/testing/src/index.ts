@@ -1,1 +1,2 @@
 export * from './integration/databases';
+export * from './infra/local-services';

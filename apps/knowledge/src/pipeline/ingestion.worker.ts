@@ -1,8 +1,8 @@
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { Client } from 'pg';
 import type { Logger } from 'pino';
+import { PgListener } from '@sa/db';
 import { KNOWLEDGE_CONFIG, KnowledgeConfig } from '../config/knowledge.config';
 import { KNOWLEDGE_LOGGER } from '../knowledge.tokens';
 import { ClaimedDocument, DocumentClaimsRepository } from './document-claims.repository';
@@ -19,7 +19,7 @@ import { PermanentFailure, retryDelayMs } from './failures';
 export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   readonly workerId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   private readonly running = new Map<string, { doc: ClaimedDocument; abort: AbortController; done: Promise<void> }>();
-  private listener: Client | null = null;
+  private readonly listener: PgListener;
   private poller: NodeJS.Timeout | null = null;
   private stopping = false;
   private pumping = false;
@@ -29,10 +29,18 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
     private readonly processor: DocumentProcessor,
     @Inject(KNOWLEDGE_CONFIG) private readonly config: KnowledgeConfig,
     @Inject(KNOWLEDGE_LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.listener = new PgListener({
+      client: { connectionString: config.databaseUrl, application_name: 'knowledge-worker-listener' },
+      channel: 'knowledge_documents',
+      logger,
+      onNotify: () => void this.pump(),
+      onListening: () => void this.pump(),
+    });
+  }
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.listen();
+    await this.listener.start();
     this.poller = setInterval(() => void this.pump(), this.config.pollMs);
     void this.pump();
   }
@@ -40,7 +48,7 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
     if (this.poller) clearInterval(this.poller);
-    await this.listener?.end().catch(() => undefined);
+    await this.listener.stop();
     const inFlight = [...this.running.values()];
     const deadline = new Promise((r) => setTimeout(r, this.config.shutdownGraceMs).unref());
     await Promise.race([Promise.all(inFlight.map((r) => r.done)), deadline]);
@@ -111,25 +119,6 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
       }
     } finally {
       clearInterval(renew);
-    }
-  }
-
-  private async listen(): Promise<void> {
-    if (this.stopping) return;
-    const client = new Client({ connectionString: this.config.databaseUrl, application_name: 'knowledge-worker-listener' });
-    client.on('notification', () => void this.pump());
-    client.on('error', () => undefined);
-    client.on('end', () => {
-      if (this.listener === client) this.listener = null;
-      if (!this.stopping) setTimeout(() => void this.listen(), 1000).unref();
-    });
-    try {
-      await client.connect();
-      await client.query('LISTEN knowledge_documents');
-      this.listener = client;
-    } catch (err) {
-      this.logger.warn({ err: (err as Error).message }, 'LISTEN for new documents failed; polling only until it reconnects');
-      await client.end().catch(() => undefined);
     }
   }
 }

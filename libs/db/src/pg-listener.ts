@@ -1,7 +1,7 @@
 import { Client, ClientConfig } from 'pg';
 import { Logger } from 'pino';
 import { DataSourceOptions } from 'typeorm';
-import { quoteIdent } from '@sa/db';
+import { quoteIdent } from './data-source';
 
 /**
  * Settings for a dedicated pg Client to the same database as a TypeORM PostgreSQL DataSource
@@ -31,8 +31,8 @@ export interface PgListenerOptions {
   client: ClientConfig;
   channel: string;
   logger: Logger;
-  /** Called for every notification on the channel. */
-  onNotify: () => void;
+  /** Called for every notification on the channel, with its payload. */
+  onNotify: (payload: string | undefined) => void;
   /** Called each time LISTEN is (re-)established: notifications sent meanwhile were lost. */
   onListening?: () => void;
   /** Delay before reconnecting after a failure; doubles up to maxReconnectDelayMs. */
@@ -96,7 +96,7 @@ export class PgListener {
     client.on('error', (err) => drop(err));
     client.on('end', () => drop());
     client.on('notification', (n) => {
-      if (n.channel === this.opts.channel) this.opts.onNotify();
+      if (n.channel === this.opts.channel) this.opts.onNotify(n.payload);
     });
     try {
       await client.connect();

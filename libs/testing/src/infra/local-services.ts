@@ -1,0 +1,87 @@
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.on('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+function findNatsServer(): string | null {
+  const candidates = [process.env['NATS_SERVER_BIN'], '/usr/sbin/nats-server', '/usr/bin/nats-server', '/usr/local/bin/nats-server'].filter(Boolean) as string[];
+  for (const c of candidates) if (fs.existsSync(c)) return c;
+  const which = spawnSync('sh', ['-c', 'command -v nats-server'], { encoding: 'utf8' });
+  return which.status === 0 ? which.stdout.trim() : null;
+}
+
+export interface PrivateNats {
+  url: string;
+  process: ChildProcess | null;
+  storeDir: string | null;
+  stop(): Promise<void>;
+}
+
+async function waitForPort(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = net.connect(port, '127.0.0.1');
+      s.once('connect', () => { s.destroy(); resolve(true); });
+      s.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`port ${port} did not open in ${timeoutMs} ms`);
+}
+
+/**
+ * A NATS server with JetStream of this test run's own (a real nats-server on a free port), so the
+ * e2e suite never shares subjects, queue groups or streams with a system a developer is running.
+ * Falls back to E2E_NATS_URL / NATS_URL when no nats-server binary is installed.
+ */
+export async function startPrivateNats(): Promise<PrivateNats> {
+  const bin = findNatsServer();
+  if (!bin) {
+    const url = process.env['E2E_NATS_URL'] || process.env['NATS_URL'] || 'nats://127.0.0.1:4222';
+    return { url, process: null, storeDir: null, stop: async () => undefined };
+  }
+  const port = await freePort();
+  const storeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sa-e2e-nats-'));
+  const child = spawn(bin, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
+  await waitForPort(port, 10000);
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    process: child,
+    storeDir,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      fs.rmSync(storeDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function redisReachable(url: string): Promise<boolean> {
+  const u = new URL(url);
+  return new Promise((resolve) => {
+    const s = net.connect(Number(u.port || 6379), u.hostname);
+    s.setTimeout(1000);
+    s.once('connect', () => { s.write('PING\r\n'); });
+    s.once('data', (d) => { s.destroy(); resolve(d.toString().startsWith('+PONG')); });
+    s.once('error', () => resolve(false));
+    s.once('timeout', () => { s.destroy(); resolve(false); });
+  });
+}
