@@ -7,8 +7,45 @@ export interface BotCreatedEvent {
   enterprise_plan_tier: string | null;
 }
 
+/** Internal: one chat turn was answered and stored (the leads service scores the session). */
+export interface ChatTurnCompletedEvent {
+  session_id: string;
+  chatbot_id: string | null;
+  channel: string;
+  user_message_id: string;
+  assistant_message_id: string;
+  language: string;
+  unanswered: boolean;
+}
+
+/** Webhook event message.unanswered: the bot had no relevant content for a question. */
+export interface MessageUnansweredEvent {
+  message_id: string;
+  user_message_id: string;
+  session_id: string;
+  chatbot_id: string | null;
+  channel: string;
+  question: string;
+  language: string;
+}
+
+/** Webhook event conversation.handoff: explicit (the visitor asked) or detected (by the model). */
+export interface ConversationHandoffEvent {
+  session_id: string;
+  chatbot_id: string | null;
+  channel: string;
+  kind: 'explicit' | 'detected';
+  reason: string | null;
+  message_id: string | null;
+  question: string | null;
+  language: string | null;
+}
+
 export interface EventMap {
   'bot.created': BotCreatedEvent;
+  'chat.turn.completed': ChatTurnCompletedEvent;
+  'message.unanswered': MessageUnansweredEvent;
+  'conversation.handoff': ConversationHandoffEvent;
 }
 
 export type EventType = keyof EventMap;

@@ -1,4 +1,5 @@
 export * from './bots';
+export * from './chat';
 export * from './context';
 export * from './errors';
 export * from './events';

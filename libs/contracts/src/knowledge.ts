@@ -66,3 +66,10 @@ export class CheckBotsRequest {
 export interface CheckBotsReply {
   found: string[];
 }
+
+/** bots.bot.describe: name and language of bots of the caller's workspace (unknown ids are left out). */
+export interface BotSummary {
+  id: string;
+  name: string;
+  language: string;
+}

@@ -1,6 +1,7 @@
 import { BotView, CreateBotRequest, CreatedBotView, ListBotsRequest } from './bots';
+import { AnalyticsRequest, AnalyticsView, ChatMessageView, ChatTurnRequest, ChatTurnStarted, ConversationMessagesRequest, ConversationView, ListConversationsRequest } from './chat';
 import { HealthPing, HealthReply } from './health';
-import { CheckBotsReply, CheckBotsRequest, IngestKbRequest, KbDocumentView, KbIngestAccepted, ListKbRequest, PassageView, SearchKnowledgeRequest } from './knowledge';
+import { BotSummary, CheckBotsReply, CheckBotsRequest, IngestKbRequest, KbDocumentView, KbIngestAccepted, ListKbRequest, PassageView, SearchKnowledgeRequest } from './knowledge';
 
 /** The seven services behind the gateway, each a NATS queue group of its own name. */
 export const SERVICE_NAMES = ['bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher'] as const;
@@ -41,6 +42,11 @@ export const RPC = {
   'knowledge.document.ingest': rpc<IngestKbRequest, KbIngestAccepted>(IngestKbRequest),
   'knowledge.document.list': rpc<ListKbRequest, KbDocumentView[]>(ListKbRequest),
   'knowledge.passage.search': rpc<SearchKnowledgeRequest, PassageView[]>(SearchKnowledgeRequest),
+  'bots.bot.describe': rpc<CheckBotsRequest, BotSummary[]>(CheckBotsRequest),
+  'chat.turn.start': rpc<ChatTurnRequest, ChatTurnStarted>(ChatTurnRequest),
+  'chat.conversation.list': rpc<ListConversationsRequest, ConversationView[]>(ListConversationsRequest),
+  'chat.conversation.messages': rpc<ConversationMessagesRequest, ChatMessageView[]>(ConversationMessagesRequest),
+  'chat.analytics.summary': rpc<AnalyticsRequest, AnalyticsView>(AnalyticsRequest),
 } as const;
 
 export type RpcSubject = keyof typeof RPC;

@@ -1,5 +1,5 @@
 import { Controller } from '@nestjs/common';
-import { BotView, CallerContext, CheckBotsReply, CheckBotsRequest, CreateBotRequest, CreatedBotView } from '@sa/contracts';
+import { BotSummary, BotView, CallerContext, CheckBotsReply, CheckBotsRequest, CreateBotRequest, CreatedBotView } from '@sa/contracts';
 import { RpcHandler } from '@sa/messaging';
 import { BotsService } from './bots.service';
 
@@ -15,6 +15,11 @@ export class BotsHandler {
   @RpcHandler('bots.bot.check')
   check(req: CheckBotsRequest, ctx: CallerContext): Promise<CheckBotsReply> {
     return this.bots.check(ctx, req.ids);
+  }
+
+  @RpcHandler('bots.bot.describe')
+  describe(req: CheckBotsRequest, ctx: CallerContext): Promise<BotSummary[]> {
+    return this.bots.describe(ctx, req.ids);
   }
 
   @RpcHandler('bots.bot.create')

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { BOT_NAME_MAX, BotView, CallerContext, CheckBotsReply, CreateBotRequest, CreatedBotView, ENTERPRISE_TIERS, EnterpriseTier, canonicalLanguage } from '@sa/contracts';
+import { BOT_NAME_MAX, BotSummary, BotView, CallerContext, CheckBotsReply, CreateBotRequest, CreatedBotView, ENTERPRISE_TIERS, EnterpriseTier, canonicalLanguage } from '@sa/contracts';
 import { BotAccessDenied, BotNameTaken, PlanCapacityExhausted, TierCapacityUnavailable } from '@sa/errors';
 import { isUniqueViolation } from '@sa/db';
 import { Outbox } from '@sa/events';
@@ -29,6 +29,14 @@ export class BotsService {
   /** Which of the given ids are bots of the caller's workspace (ownership checks of other services). */
   async check(ctx: CallerContext, ids: string[]): Promise<CheckBotsReply> {
     return { found: await this.bots.existing(ctx.tenantId, [...new Set(ids)].slice(0, 1000)) };
+  }
+
+  /** Name and language of the caller's bots among `ids` (for chat: language fallback, prompts). */
+  async describe(ctx: CallerContext, ids: string[]): Promise<BotSummary[]> {
+    const found = new Set(await this.bots.existing(ctx.tenantId, [...new Set(ids)].slice(0, 1000)));
+    if (!found.size) return [];
+    const rows = await this.bots.list(ctx.tenantId, [...found], found.size);
+    return rows.map((b) => ({ id: b.id, name: b.name, language: b.language }));
   }
 
   /**

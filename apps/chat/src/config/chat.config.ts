@@ -1,3 +1,18 @@
-import { commonConfig, parseConfig } from '@sa/config';
+import { commonConfig, env, parseConfig } from '@sa/config';
 
-export const loadChatConfig = () => parseConfig({ ...commonConfig });
+export const loadChatConfig = (source: Record<string, string | undefined> = process.env) =>
+  parseConfig(
+    {
+      ...commonConfig,
+      /** Knowledge passages retrieved for each question. */
+      passages: env.int('CHAT_PASSAGES', 5, { min: 1, max: 20 }),
+      /** Earlier turns of the session given to the model. */
+      historyMessages: env.int('CHAT_HISTORY_MESSAGES', 10, { min: 0, max: 100 }),
+      /** A turn still generating after this long is stopped and what it produced is saved. */
+      maxTurnMs: env.int('CHAT_MAX_TURN_MS', 120000, { min: 1000 }),
+    },
+    source,
+  );
+
+export type ChatConfig = ReturnType<typeof loadChatConfig>;
+export const CHAT_CONFIG = Symbol('CHAT_CONFIG');

@@ -19,6 +19,10 @@ export const loadGatewayConfig = (source: Record<string, string | undefined> = p
       authCacheMax: env.int('AUTH_CACHE_MAX_ENTRIES', 10000, { min: 1 }),
       tokenLastUsedFlushMs: env.int('TOKEN_LAST_USED_FLUSH_MS', 15000, { min: 100 }),
       readyTimeoutMs: env.int('READY_TIMEOUT_MS', 1500, { min: 50 }),
+      /** How long the start of a chat turn (checks, retrieval) may take. */
+      chatStartTimeoutMs: env.int('CHAT_START_TIMEOUT_MS', 10000, { min: 100 }),
+      /** A chat stream with no new part for this long is ended (the chat service may have died). */
+      chatIdleTimeoutMs: env.int('CHAT_IDLE_TIMEOUT_MS', 30000, { min: 100 }),
       planLimits: env.json<Partial<Record<Plan, Partial<PlanLimit>>>>('PLAN_LIMITS', {}),
     },
     source,

@@ -26,11 +26,11 @@ function findNul(value: unknown, path: (string | number)[]): (string | number)[]
 export class DtoPipe<T extends object> implements PipeTransform<unknown, T> {
   constructor(
     private readonly cls: new () => T,
-    private readonly where: 'body' | 'query',
+    private readonly where: 'body' | 'query' | 'path',
   ) {}
 
   transform(value: unknown): T {
-    const plain = this.where === 'query' && (value === undefined || value === null) ? {} : value;
+    const plain = this.where !== 'body' && (value === undefined || value === null) ? {} : value;
     if (plain === undefined || plain === null) {
       throw new ValidationFailed([{ code: 'required', path: [this.where], message: 'A JSON object body is required (Content-Type: application/json)' }]);
     }
@@ -40,4 +40,4 @@ export class DtoPipe<T extends object> implements PipeTransform<unknown, T> {
   }
 }
 
-export const dto = <T extends object>(cls: new () => T, where: 'body' | 'query') => new DtoPipe(cls, where);
+export const dto = <T extends object>(cls: new () => T, where: 'body' | 'query' | 'path') => new DtoPipe(cls, where);

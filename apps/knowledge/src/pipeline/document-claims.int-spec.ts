@@ -150,14 +150,14 @@ describe('claim', () => {
 describe('leases', () => {
   it('lets another worker take over an expired lease; the old worker then can neither renew nor finish', async () => {
     const doc = await queue();
-    const first = await claims.claim('old', 300);
+    const first = await claims.claim('old', 500);
     expect(first!.id).toBe(doc.id);
     // Still leased: nobody else gets it, and the owner can renew.
     expect(await claims.claim('new', 60_000)).toBeNull();
     expect(await claims.renew(doc.id, 'old', 300)).toBe(true);
     expect(await claims.renew(doc.id, 'someone-else', 300)).toBe(false);
 
-    await sleep(450);
+    await sleep(500);
     const taken = await claims.claim('new', 60_000);
     expect(taken).toMatchObject({ id: doc.id, claimed_by: 'new', attempts: 2, status: 'processing' });
 
@@ -180,12 +180,12 @@ describe('leases', () => {
 
   it('renew() keeps a document leased past its original lease', async () => {
     const doc = await queue();
-    await claims.claim('w', 300);
-    await sleep(200);
-    expect(await claims.renew(doc.id, 'w', 300)).toBe(true);
-    await sleep(200);
-    expect(await claims.renew(doc.id, 'w', 300)).toBe(true);
-    await sleep(150); // 550 ms after the claim, 150 ms after the last renewal
+    await claims.claim('w', 500);
+    await sleep(350);
+    expect(await claims.renew(doc.id, 'w', 500)).toBe(true);
+    await sleep(350);
+    expect(await claims.renew(doc.id, 'w', 500)).toBe(true);
+    await sleep(150); // 850 ms after the claim, 150 ms after the last renewal
     expect(await claims.claim('other', 60_000)).toBeNull();
   });
 

@@ -31,20 +31,21 @@ export class DocumentClaimsRepository {
     return rows.length;
   }
 
-  async claim(workerId: string, leaseMs: number): Promise<ClaimedDocument | null> {
+  /** Claims the oldest claimable document: queued, or processing with an expired lease and attempts left. */
+  async claim(workerId: string, leaseMs: number, maxAttempts = 2_000_000_000): Promise<ClaimedDocument | null> {
     const [row] = await queryRows<ClaimedDocument>(this.ds, 
       `UPDATE knowledge.documents d
           SET status = 'processing', claimed_by = $1, claimed_until = clock_timestamp() + make_interval(secs => $2::float8 / 1000),
               attempts = d.attempts + 1, updated_at = clock_timestamp()
         WHERE d.id = (
           SELECT id FROM knowledge.documents
-           WHERE status = 'queued' OR (status = 'processing' AND claimed_until < clock_timestamp())
+           WHERE status = 'queued' OR (status = 'processing' AND claimed_until < clock_timestamp() AND attempts < $3)
            ORDER BY created_at
            LIMIT 1
            FOR UPDATE SKIP LOCKED)
         RETURNING d.id, d.tenant_id, d.chatbot_id, d.title, d.source_url, d.source_type, d.status, d.chunk_count, d.failure_reason,
                   d.content, d.parent_id, d.discover, d.page_quota, d.attempts, d.created_at, d.claimed_by`,
-      [workerId, leaseMs],
+      [workerId, leaseMs, maxAttempts],
     );
     return row ?? null;
   }
@@ -113,7 +114,11 @@ export class DocumentClaimsRepository {
         [parent.tenant_id, parent.chatbot_id],
       );
       const room = Math.max(0, pageQuota - n);
-      const take = urls.slice(0, room);
+      // Only new URLs take room: drop repeats and pages this parent already queued.
+      const existing = new Set(
+        (await queryRows<{ source_url: string }>(m, `SELECT source_url FROM knowledge.documents WHERE parent_id = $1`, [parent.id])).map((r) => r.source_url),
+      );
+      const take = [...new Set(urls)].filter((u) => !existing.has(u)).slice(0, room);
       if (!take.length) return 0;
       const rows = await queryRows(m, 
         `INSERT INTO knowledge.documents (tenant_id, chatbot_id, title, source_url, source_type, parent_id, discover)

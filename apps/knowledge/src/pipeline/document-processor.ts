@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { GuardError, GuardedResponse, OutboundPolicy, checkUrl, guardedFetch } from '@sa/net-guard';
 import type { EmbedderChoice } from '../embeddings/embeddings.factory';
@@ -67,9 +68,13 @@ export class DocumentProcessor {
     } catch (err) {
       throw new TransientFailure(`Embedding failed: ${(err as Error).message}`);
     }
+    // A worker that lost its claim stops here; one that loses it while writing rewrites the same
+    // chunks (ids are derived from document and position), so chunks are never duplicated.
+    if (signal.aborted) throw new TransientFailure('cancelled');
     await this.store.deleteByDocument(doc.tenant_id, doc.id);
     await this.store.upsert(
       chunks.map((c, i) => ({
+        id: chunkId(doc.id, c.ordinal),
         tenantId: doc.tenant_id,
         documentId: doc.id,
         chatbotId: doc.chatbot_id,
@@ -174,6 +179,12 @@ export class DocumentProcessor {
       return null;
     }
   }
+}
+
+/** A stable uuid for the chunk at `ordinal` of a document (deterministic, so rewrites replace). */
+export function chunkId(documentId: string, ordinal: number): string {
+  const h = createHash('sha256').update(`${documentId}:${ordinal}`).digest('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16], 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
 function sameOrigin(url: string, origin: string): boolean {

@@ -23,6 +23,8 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
   private poller: NodeJS.Timeout | null = null;
   private stopping = false;
   private pumping = false;
+  /** A wake-up that arrived while a pump was running: pump once more when it ends. */
+  private pumpAgain = false;
 
   constructor(
     private readonly claims: DocumentClaimsRepository,
@@ -66,16 +68,23 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
 
   /** Claims documents while there is a free slot. */
   async pump(): Promise<void> {
-    if (this.pumping || this.stopping) return;
+    if (this.stopping) return;
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
     this.pumping = true;
     try {
-      const failed = await this.claims.failExhausted(this.config.maxAttempts);
-      if (failed) this.logger.warn({ failed }, 'documents failed after their last attempt');
-      while (!this.stopping && this.running.size < this.config.concurrency) {
-        const doc = await this.claims.claim(this.workerId, this.config.leaseMs);
-        if (!doc) break;
-        this.start(doc);
-      }
+      do {
+        this.pumpAgain = false;
+        const failed = await this.claims.failExhausted(this.config.maxAttempts);
+        if (failed) this.logger.warn({ failed }, 'documents failed after their last attempt');
+        while (!this.stopping && this.running.size < this.config.concurrency) {
+          const doc = await this.claims.claim(this.workerId, this.config.leaseMs, this.config.maxAttempts);
+          if (!doc) break;
+          this.start(doc);
+        }
+      } while (this.pumpAgain && !this.stopping);
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, 'claiming documents failed; will retry');
     } finally {
@@ -85,7 +94,9 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
 
   private start(doc: ClaimedDocument): void {
     const abort = new AbortController();
-    const done = this.run(doc, abort).finally(() => {
+    const done = this.run(doc, abort)
+      .catch((err: unknown) => this.logger.error({ document_id: doc.id, err: (err as Error).message }, 'recording the outcome of a document failed; its lease will expire'))
+      .finally(() => {
       this.running.delete(doc.id);
       if (!this.stopping) void this.pump();
     });
@@ -95,9 +106,12 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
   private async run(doc: ClaimedDocument, abort: AbortController): Promise<void> {
     const log = this.logger.child({ document_id: doc.id, tenant_id: doc.tenant_id });
     const renew = setInterval(() => {
-      void this.claims.renew(doc.id, this.workerId, this.config.leaseMs).then((kept) => {
-        if (!kept) abort.abort();
-      });
+      void this.claims
+        .renew(doc.id, this.workerId, this.config.leaseMs)
+        .then((kept) => {
+          if (!kept) abort.abort();
+        })
+        .catch((err: unknown) => log.warn({ err: (err as Error).message }, 'could not renew the lease'));
     }, Math.max(500, Math.floor(this.config.leaseMs / 3)));
     const started = Date.now();
     try {

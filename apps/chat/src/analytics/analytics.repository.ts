@@ -1,0 +1,125 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { AnalyticsView, DailyCountsView, TopQuestionView } from './analytics.views';
+
+/** The analytics window of spec part 8, in days. */
+export const ANALYTICS_DAYS = 30;
+export const TOP_QUESTIONS = 10;
+const DAY_MS = 86_400_000;
+
+export interface AnalyticsQuery {
+  tenantId: string;
+  /** Only this bot's messages and sessions. */
+  chatbotId?: string;
+  /** A bot-restricted token: only these bots (none when empty; never bot-less messages). */
+  botIds?: readonly string[] | null;
+  /** Defaults to the current time; the window ends with its UTC day. */
+  now?: Date;
+  /** Window length in days, today included. */
+  days?: number;
+}
+
+interface DayRow extends DailyCountsView {
+  unanswered: number;
+  positive: number;
+  negative: number;
+}
+
+/** `part` of `whole` as a percentage rounded to `decimals` places, 0 when whole is 0 (integer inputs, no float drift). */
+export function percentage(part: number, whole: number, decimals = 1): number {
+  if (whole <= 0) return 0;
+  const scale = 10 ** decimals;
+  return Math.round((part * 100 * scale) / whole) / scale;
+}
+
+/** The UTC days of the window, as [first day, last day] (YYYY-MM-DD) and [start, end) instants. */
+export function analyticsWindow(now: Date, days: number): { firstDay: string; lastDay: string; start: Date; end: Date } {
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  const start = new Date(today - (days - 1) * DAY_MS);
+  const end = new Date(today + DAY_MS);
+  return { firstDay: start.toISOString().slice(0, 10), lastDay: new Date(today).toISOString().slice(0, 10), start, end };
+}
+
+/**
+ * The Analytics summary, aggregated in PostgreSQL (no message is loaded): per-day counts over
+ * every UTC day of the window (zero-filled), the most asked questions, unanswered and feedback
+ * counts of assistant messages, and the sessions active in the window.
+ */
+@Injectable()
+export class AnalyticsRepository {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  async summary(query: AnalyticsQuery): Promise<AnalyticsView> {
+    const days = query.days ?? ANALYTICS_DAYS;
+    if (!Number.isInteger(days) || days < 1) throw new Error(`analytics window must be a positive whole number of days, got ${days}`);
+    const w = analyticsWindow(query.now ?? new Date(), days);
+    // $1 tenant, $2 chatbot, $3 allowed bots, $4 start, $5 end: the same filter in every query.
+    const params = [query.tenantId, query.chatbotId ?? null, query.botIds ?? null, w.start.toISOString(), w.end.toISOString()];
+    const bots = `($2::uuid IS NULL OR chatbot_id = $2::uuid) AND ($3::uuid[] IS NULL OR chatbot_id = ANY ($3::uuid[]))`;
+    const inWindow = `tenant_id = $1 AND created_at >= $4::timestamptz AND created_at < $5::timestamptz AND ${bots}`;
+
+    const [daily, top, sessions] = await Promise.all([
+      this.ds.query(
+        `SELECT to_char(d.day, 'YYYY-MM-DD') AS day,
+                coalesce(c.user_messages, 0)::int AS user_messages,
+                coalesce(c.assistant_messages, 0)::int AS assistant_messages,
+                coalesce(c.unanswered, 0)::int AS unanswered,
+                coalesce(c.positive, 0)::int AS positive,
+                coalesce(c.negative, 0)::int AS negative
+           FROM generate_series($6::date, $7::date, interval '1 day') AS d(day)
+           LEFT JOIN (
+             SELECT (created_at AT TIME ZONE 'UTC')::date AS day,
+                    count(*) FILTER (WHERE role = 'user') AS user_messages,
+                    count(*) FILTER (WHERE role = 'assistant') AS assistant_messages,
+                    count(*) FILTER (WHERE role = 'assistant' AND unanswered) AS unanswered,
+                    count(*) FILTER (WHERE role = 'assistant' AND feedback = 'positive') AS positive,
+                    count(*) FILTER (WHERE role = 'assistant' AND feedback = 'negative') AS negative
+               FROM chat.messages
+              WHERE ${inWindow}
+              GROUP BY 1
+           ) AS c ON c.day = d.day::date
+          ORDER BY d.day`,
+        [...params, w.firstDay, w.lastDay],
+      ) as Promise<DayRow[]>,
+      // Groups by count, then the latest phrasing of each of the top groups (index on question_key).
+      this.ds.query(
+        `WITH groups AS (
+           SELECT question_key, count(*)::int AS times, max(created_at) AS latest
+             FROM chat.messages
+            WHERE ${inWindow} AND role = 'user' AND question_key IS NOT NULL
+            GROUP BY question_key
+            ORDER BY times DESC, latest DESC, question_key
+            LIMIT ${TOP_QUESTIONS}
+         )
+         SELECT p.content AS question, g.times
+           FROM groups g
+           CROSS JOIN LATERAL (
+             SELECT content FROM chat.messages
+              WHERE ${inWindow} AND role = 'user' AND question_key = g.question_key
+              ORDER BY created_at DESC, id DESC LIMIT 1
+           ) AS p
+          ORDER BY g.times DESC, g.latest DESC, g.question_key`,
+        params,
+      ) as Promise<TopQuestionView[]>,
+      this.ds.query(
+        `SELECT count(*)::int AS total, coalesce(sum(message_count), 0)::bigint::text AS messages
+           FROM chat.sessions
+          WHERE tenant_id = $1 AND last_at >= $4::timestamptz AND last_at < $5::timestamptz AND ${bots}`,
+        params,
+      ) as Promise<{ total: number; messages: string }[]>,
+    ]);
+
+    const sum = (key: 'unanswered' | 'assistant_messages' | 'positive' | 'negative') => daily.reduce((n, d) => n + d[key], 0);
+    const total = sum('assistant_messages');
+    const unanswered = sum('unanswered');
+    const sessionsTotal = sessions[0].total;
+    return {
+      daily: daily.map((d) => ({ day: d.day, user_messages: d.user_messages, assistant_messages: d.assistant_messages })),
+      top_questions: top.map((t) => ({ question: t.question, times: t.times })),
+      unanswered: { count: unanswered, total, rate: percentage(unanswered, total) },
+      feedback: { positive: sum('positive'), negative: sum('negative') },
+      sessions: { total: sessionsTotal, avg_messages: sessionsTotal ? Math.round((Number(sessions[0].messages) * 100) / sessionsTotal) / 100 : 0 },
+    };
+  }
+}

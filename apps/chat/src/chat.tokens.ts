@@ -1,0 +1,3 @@
+export const CHAT_LOGGER = Symbol('CHAT_LOGGER');
+/** The configured langchain chat model, or null for the extractive default. */
+export const CHAT_MODEL = Symbol('CHAT_MODEL');

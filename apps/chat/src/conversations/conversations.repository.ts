@@ -1,0 +1,86 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { ChatMessageRow, ChatMessageView, ConversationView, MESSAGE_COLUMNS, MESSAGE_ORDER, toChatMessageView } from './conversations.views';
+import { searchPlan } from './search-query';
+
+/** Most messages GET /conversations/{sessionId} returns (list responses are bounded): the first ones. */
+export const SESSION_MESSAGES_MAX = 1000;
+
+export interface ListSessionsQuery {
+  tenantId: string;
+  /** Only this bot's sessions. */
+  chatbotId?: string;
+  /** A bot-restricted token: only sessions of these bots (none when empty; never bot-less ones). */
+  botIds?: readonly string[] | null;
+  /** Search text: a session matches when one of its messages does (see search-query.ts). */
+  q?: string;
+  limit: number;
+}
+
+interface SessionRow {
+  session_id: string;
+  message_count: number;
+  first_at: Date;
+  last_at: Date;
+  preview: string | null;
+  channel: string;
+}
+
+function toConversationView(r: SessionRow): ConversationView {
+  return {
+    session_id: r.session_id,
+    message_count: r.message_count,
+    first_at: r.first_at.toISOString(),
+    last_at: r.last_at.toISOString(),
+    preview: r.preview,
+    channel: r.channel,
+  };
+}
+
+/** Reads of conversations (chat.sessions and their messages). Every method names the tenant. */
+@Injectable()
+export class ConversationsRepository {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  /** Sessions, most recent activity first. */
+  async listSessions(query: ListSessionsQuery): Promise<ConversationView[]> {
+    const params: unknown[] = [query.tenantId, query.chatbotId ?? null, query.botIds ?? null, query.limit];
+    const plan = searchPlan(query.q);
+    let search = '';
+    if (plan?.kind === 'fulltext') {
+      params.push(plan.text);
+      search = `m.tsv @@ websearch_to_tsquery('simple', $${params.length})`;
+    } else if (plan?.kind === 'substring') {
+      params.push(plan.pattern);
+      search = `m.content ILIKE $${params.length} ESCAPE '\\'`;
+      if (plan.prefilter) {
+        params.push(plan.prefilter);
+        search = `m.tsv @@ to_tsquery('simple', $${params.length}) AND ${search}`;
+      }
+    }
+    const rows: SessionRow[] = await this.ds.query(
+      `SELECT s.session_id, s.message_count, s.first_at, s.last_at, s.preview, s.channel
+         FROM chat.sessions s
+        WHERE s.tenant_id = $1
+          AND ($2::uuid IS NULL OR s.chatbot_id = $2::uuid)
+          AND ($3::uuid[] IS NULL OR s.chatbot_id = ANY ($3::uuid[]))
+          ${search ? `AND EXISTS (SELECT 1 FROM chat.messages m WHERE m.tenant_id = s.tenant_id AND m.session_id = s.session_id AND ${search})` : ''}
+        ORDER BY s.last_at DESC, s.session_id DESC
+        LIMIT $4`,
+      params,
+    );
+    return rows.map(toConversationView);
+  }
+
+  /** The session's messages in chronological order (user before assistant within an exchange). */
+  async messages(tenantId: string, sessionId: string, limit = SESSION_MESSAGES_MAX): Promise<ChatMessageView[]> {
+    const rows: ChatMessageRow[] = await this.ds.query(
+      `SELECT ${MESSAGE_COLUMNS} FROM chat.messages
+        WHERE tenant_id = $1 AND session_id = $2
+        ORDER BY ${MESSAGE_ORDER} LIMIT $3`,
+      [tenantId, sessionId, limit],
+    );
+    return rows.map(toChatMessageView);
+  }
+}

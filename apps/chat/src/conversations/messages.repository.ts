@@ -1,0 +1,161 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { queryRows } from '@sa/db';
+import { questionKey } from '../analytics/question-key';
+import { ChatFeedback, ChatMessageRow, ChatMessageView, ChatRole, MESSAGE_COLUMNS, MESSAGE_ORDER, MESSAGE_ORDER_DESC, toChatMessageView } from './conversations.views';
+
+/** Longest session preview (characters): the start of the session's first user message. */
+export const PREVIEW_MAX = 200;
+
+/** Both turns of one exchange, stored together once the reply is complete. */
+export interface NewTurn {
+  tenantId: string;
+  chatbotId: string | null;
+  sessionId: string;
+  /** `api` for POST /v1/chat, `widget` for the widget. */
+  channel: string;
+  user: { content: string; language: string | null };
+  assistant: { content: string; sourceUrls: string[] | null; unanswered: boolean; providerMessageId?: string | null };
+}
+
+export interface StoredTurn {
+  userMessage: ChatMessageView;
+  assistantMessage: ChatMessageView;
+}
+
+export interface HistoryMessage {
+  role: ChatRole;
+  content: string;
+}
+
+export interface QuotaReservation {
+  /** True when a message was counted; false when the month's quota was already used up. */
+  ok: boolean;
+  /** Messages counted this month, this one included when ok. */
+  used: number;
+}
+
+/** First day of `now`'s calendar month in UTC, as YYYY-MM-DD. */
+export function usageMonth(now: Date): string {
+  return `${now.getUTCFullYear().toString().padStart(4, '0')}-${String(now.getUTCMonth() + 1).padStart(2, '0')}-01`;
+}
+
+/** Writes of chat.messages, chat.sessions and chat.usage. Every method names the tenant. */
+@Injectable()
+export class MessagesRepository {
+  constructor(@InjectDataSource() private readonly ds: DataSource) {}
+
+  transaction<T>(fn: (m: EntityManager) => Promise<T>): Promise<T> {
+    return this.ds.transaction(fn);
+  }
+
+  /**
+   * Stores the user's message and the reply, and creates or updates the session summary
+   * (message_count + 2, first_at/last_at, preview from the first user message): one statement,
+   * so it is atomic even outside a transaction. The session keeps the chatbot and channel of its
+   * first turn. Concurrent turns of one session serialise on the session row.
+   */
+  async insertTurn(m: EntityManager, t: NewTurn): Promise<StoredTurn> {
+    const rows = await queryRows<ChatMessageRow>(
+      m,
+      `WITH inserted AS (
+         INSERT INTO chat.messages (tenant_id, chatbot_id, session_id, channel, role, content, language, question_key, source_urls, unanswered, provider_message_id)
+         VALUES ($1, $2, $3, $4, 'user', $5, $6, $7, NULL, false, NULL),
+                ($1, $2, $3, $4, 'assistant', $8, NULL, NULL, $9::text[], $10, $11)
+         RETURNING ${MESSAGE_COLUMNS}
+       ), session AS (
+         INSERT INTO chat.sessions AS s (tenant_id, session_id, chatbot_id, channel, message_count, first_at, last_at, preview)
+         SELECT $1, $3, $2, $4, 2, min(created_at), max(created_at), left($5, ${PREVIEW_MAX}) FROM inserted
+         ON CONFLICT (tenant_id, session_id) DO UPDATE
+           SET message_count = s.message_count + EXCLUDED.message_count,
+               first_at = least(s.first_at, EXCLUDED.first_at),
+               last_at = greatest(s.last_at, EXCLUDED.last_at),
+               preview = coalesce(s.preview, EXCLUDED.preview)
+       )
+       SELECT * FROM inserted`,
+      [
+        t.tenantId,
+        t.chatbotId,
+        t.sessionId,
+        t.channel,
+        t.user.content,
+        t.user.language,
+        questionKey(t.user.content),
+        t.assistant.content,
+        t.assistant.sourceUrls,
+        t.assistant.unanswered,
+        t.assistant.providerMessageId ?? null,
+      ],
+    );
+    const user = rows.find((r) => r.role === 'user');
+    const assistant = rows.find((r) => r.role === 'assistant');
+    if (!user || !assistant) throw new Error('insertTurn: the insert returned no rows');
+    return { userMessage: toChatMessageView(user), assistantMessage: toChatMessageView(assistant) };
+  }
+
+  /** The last `limit` messages of the session, oldest first: the context of the next reply. */
+  async history(tenantId: string, sessionId: string, limit: number): Promise<HistoryMessage[]> {
+    return this.ds.query(
+      `SELECT role, content FROM (
+         SELECT id, role, content, created_at FROM chat.messages
+          WHERE tenant_id = $1 AND session_id = $2
+          ORDER BY ${MESSAGE_ORDER_DESC} LIMIT $3
+       ) AS last ORDER BY ${MESSAGE_ORDER}`,
+      [tenantId, sessionId, limit],
+    );
+  }
+
+  /**
+   * The bot of an existing session (null: a session without a bot), or undefined when the
+   * workspace has no such session: for access checks of bot-restricted tokens.
+   */
+  async sessionBot(tenantId: string, sessionId: string, m: EntityManager = this.ds.manager): Promise<string | null | undefined> {
+    const [row] = await m.query(`SELECT chatbot_id FROM chat.sessions WHERE tenant_id = $1 AND session_id = $2`, [tenantId, sessionId]);
+    return row ? (row.chatbot_id as string | null) : undefined;
+  }
+
+  /**
+   * Counts one message against the workspace's quota of `limit` messages for `now`'s calendar
+   * month (UTC). Atomic: the conditional upsert locks the month's row, so concurrent calls can
+   * never count past the limit. The row lock is held until `m`'s transaction ends: reserve in a
+   * short transaction of its own, not in one that spans generating the reply.
+   */
+  async reserveMessage(m: EntityManager, tenantId: string, limit: number, now: Date): Promise<QuotaReservation> {
+    const month = usageMonth(now);
+    const [counted] = await queryRows<{ messages: number }>(
+      m,
+      `INSERT INTO chat.usage AS u (tenant_id, month, messages)
+       SELECT $1, $2::date, 1 WHERE $3::int > 0
+       ON CONFLICT (tenant_id, month) DO UPDATE SET messages = u.messages + 1 WHERE u.messages < $3::int
+       RETURNING messages`,
+      [tenantId, month, limit],
+    );
+    if (counted) return { ok: true, used: counted.messages };
+    const [current] = await queryRows<{ messages: number }>(m, `SELECT messages FROM chat.usage WHERE tenant_id = $1 AND month = $2::date`, [tenantId, month]);
+    return { ok: false, used: current?.messages ?? 0 };
+  }
+
+  /**
+   * Gives back a message reserved for `now`'s month (pass the reservation's `now`) when no reply
+   * was stored, e.g. the model failed. Never goes below zero.
+   */
+  async releaseMessage(m: EntityManager, tenantId: string, now: Date): Promise<void> {
+    await m.query(`UPDATE chat.usage SET messages = messages - 1 WHERE tenant_id = $1 AND month = $2::date AND messages > 0`, [tenantId, usageMonth(now)]);
+  }
+
+  /**
+   * Records (or with null clears) the visitor's feedback on an assistant message of the session.
+   * False when the workspace has no such assistant message in that session.
+   */
+  async setFeedback(tenantId: string, sessionId: string, messageId: string, feedback: ChatFeedback | null): Promise<boolean> {
+    const rows = await queryRows<{ id: string }>(
+      this.ds,
+      `UPDATE chat.messages SET feedback = $4
+        WHERE tenant_id = $1 AND session_id = $2 AND id = $3 AND role = 'assistant'
+        RETURNING id`,
+      [tenantId, sessionId, messageId, feedback],
+    );
+    return rows.length > 0;
+  }
+}
