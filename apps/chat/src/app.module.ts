@@ -1,11 +1,36 @@
 import { Module } from '@nestjs/common';
+import { DatabaseModule } from '@sa/db';
+import { EventsModule } from '@sa/events';
+import { createLogger } from '@sa/logging';
 import { MessagingModule } from '@sa/messaging';
-import { loadChatConfig } from './config/chat.config';
+import { AnalyticsRepository } from './analytics/analytics.repository';
+import { createChatModel } from './answer/chat-model';
+import { CHAT_LOGGER, CHAT_MODEL } from './chat.tokens';
+import { CHAT_CONFIG, loadChatConfig } from './config/chat.config';
+import { ConversationsRepository } from './conversations/conversations.repository';
+import { MessagesRepository } from './conversations/messages.repository';
+import { ConversationQueriesHandler } from './queries/conversation-queries.handler';
+import { ChatTurnHandler } from './turns/chat-turn.handler';
+import { ChatTurnService } from './turns/chat-turn.service';
 
 const config = loadChatConfig();
 
-/** Not built yet: the service answers its NATS health ping (chat.health.ping) and nothing else. */
+/** Chat: answers grounded in the knowledge base (streamed), conversations, analytics. */
 @Module({
-  imports: [MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'chat', connectionName: 'chat' })],
+  imports: [
+    DatabaseModule.forRoot({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'chat' }),
+    MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'chat', connectionName: 'chat' }),
+    EventsModule.forService({ schema: 'chat', natsUrl: config.natsUrl, stream: { name: config.eventsStream, subjectPrefix: config.eventsSubjectPrefix }, relay: true }),
+  ],
+  controllers: [ChatTurnHandler, ConversationQueriesHandler],
+  providers: [
+    { provide: CHAT_CONFIG, useValue: config },
+    { provide: CHAT_LOGGER, useValue: createLogger('chat', { level: config.logLevel }) },
+    { provide: CHAT_MODEL, useFactory: () => createChatModel() },
+    MessagesRepository,
+    ConversationsRepository,
+    AnalyticsRepository,
+    ChatTurnService,
+  ],
 })
 export class AppModule {}

@@ -7,6 +7,8 @@ import { MessagingModule } from '@sa/messaging';
 import { AuthModule } from './auth/auth.module';
 import { GATEWAY_LOGGER } from './auth/auth.tokens';
 import { BotsController } from './bots/bots.controller';
+import { ChatController } from './chat/chat.controller';
+import { ConversationsController } from './conversations/conversations.controller';
 import { GATEWAY_CONFIG, GatewayConfig } from './config/gateway.config';
 import { HealthController } from './health/health.controller';
 import { HttpErrorFilter } from './http/error.filter';
@@ -40,7 +42,7 @@ export class AppModule {
         MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, connectionName: 'gateway' }),
         AuthModule,
       ],
-      controllers: [HealthController, OpenApiController, BotsController, KbController],
+      controllers: [HealthController, OpenApiController, BotsController, KbController, ChatController, ConversationsController],
       providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }],
     };
   }

@@ -1,0 +1,148 @@
+import type { PassageView } from '@sa/contracts';
+import { extractiveAnswer, toChunks } from './extractive-responder';
+import { phrase } from './phrases';
+
+const passage = (text: string, title: string | null, score: number, source_url: string | null = null): PassageView => ({ text, title, score, document_id: `doc-${score}`, source_url });
+
+async function read(chunks: AsyncIterable<string>): Promise<string[]> {
+  const out: string[] = [];
+  for await (const c of chunks) out.push(c);
+  return out;
+}
+
+/** Ranked as retrieval would rank them for the question at hand: the caller passes the best first. */
+const english = {
+  hours: passage(
+    'Q: What are your opening hours?\nA: Our store is open Monday to Friday from 9am to 6pm, and Saturday from 10am to 4pm. We are closed on Sundays and public holidays.',
+    'Opening hours',
+    0.82,
+    'https://shop.example/hours',
+  ),
+  returns: passage(
+    'You can return any unused item within 30 days of delivery for a full refund. Refunds are credited to the original payment method within 5 business days. Sale items are final and cannot be returned.',
+    'Returns and refunds',
+    0.74,
+    'https://shop.example/returns',
+  ),
+  pricing: passage('The Premium plan costs $29 per month, billed monthly. It includes unlimited bots and priority support. The Standard plan costs $9 per month.', 'Pricing', 0.61),
+  shipping: passage('We ship to Singapore, Malaysia, Indonesia and Thailand. Standard shipping takes 3 to 7 business days. Express shipping is available for an extra fee.', 'Shipping', 0.55, 'https://shop.example/shipping'),
+};
+const kb = (first: PassageView) => [first, ...Object.values(english).filter((p) => p !== first)];
+
+describe('extractiveAnswer', () => {
+  it.each([
+    ['What are your opening hours?', english.hours, 'open Monday to Friday from 9am to 6pm', 'https://shop.example/hours'],
+    ['Are you open on Sundays?', english.hours, 'closed on Sundays', 'https://shop.example/hours'],
+    ['How many days do I have to return an item?', english.returns, 'within 30 days of delivery', 'https://shop.example/returns'],
+    ['How much does the Premium plan cost per month?', english.pricing, 'The Premium plan costs $29 per month', 'Pricing'],
+    ['Do you ship to Singapore?', english.shipping, 'We ship to Singapore', 'https://shop.example/shipping'],
+    ['How long does shipping take?', english.shipping, '3 to 7 business days', 'https://shop.example/shipping'],
+  ])('English: %s', async (question, best, fact, source) => {
+    const answer = extractiveAnswer({ question, passages: kb(best), language: 'en' });
+    expect(answer.relevant).toBe(true);
+    expect(answer.text).toContain(fact);
+    expect(answer.sources).toEqual([source]);
+    expect((await read(answer.chunks)).join('')).toBe(answer.text);
+  });
+
+  it('quotes the answer of a matched FAQ question, not the question or its labels', () => {
+    const answer = extractiveAnswer({ question: 'What are your opening hours?', passages: kb(english.hours), language: 'en' });
+    expect(answer.text).not.toContain('Q:');
+    expect(answer.text).not.toContain('What are your opening hours');
+    expect(answer.text.startsWith('Our store is open')).toBe(true);
+  });
+
+  it('Japanese: answers from Japanese passages', () => {
+    const passages = [
+      passage('プレミアムプランの料金は月額2,900円です。スタンダードプランは月額980円です。', '料金プラン', 0.8, 'https://shop.example/ja/pricing'),
+      passage('営業時間は平日の午前9時から午後6時までです。土日祝日は休業しております。', '営業時間', 0.6),
+      passage('商品到着後30日以内であれば、未使用品に限り返品を承ります。', '返品', 0.5),
+    ];
+    const price = extractiveAnswer({ question: 'プレミアムプランの料金はいくらですか？', passages, language: 'ja-JP' });
+    expect(price.relevant).toBe(true);
+    expect(price.text).toContain('月額2,900円');
+    expect(price.sources).toEqual(['https://shop.example/ja/pricing']);
+
+    const hours = extractiveAnswer({ question: '営業時間を教えてください。', passages: [passages[1], passages[0], passages[2]], language: 'ja-JP' });
+    expect(hours.text).toContain('午前9時から午後6時');
+    expect(hours.sources).toEqual(['営業時間']);
+  });
+
+  it('Thai: splits unpunctuated Thai and finds the fact', () => {
+    const passages = [
+      passage('ลูกค้าสามารถคืนสินค้าได้ภายใน 30 วันหลังได้รับสินค้า โดยสินค้าต้องไม่ผ่านการใช้งาน เงินจะคืนเข้าบัญชีภายใน 5 วันทำการ', 'การคืนสินค้า', 0.8),
+      passage('ร้านเปิดทุกวันจันทร์ถึงศุกร์ เวลา 9.00 ถึง 18.00 น. วันเสาร์และอาทิตย์ปิดทำการ', 'เวลาทำการ', 0.6),
+    ];
+    const returns = extractiveAnswer({ question: 'คืนสินค้าได้ภายในกี่วัน', passages, language: 'th-TH' });
+    expect(returns.relevant).toBe(true);
+    expect(returns.text).toContain('ภายใน 30 วัน');
+    const hours = extractiveAnswer({ question: 'ร้านเปิดกี่โมง', passages: [passages[1], passages[0]], language: 'th-TH' });
+    expect(hours.text).toContain('9.00 ถึง 18.00');
+  });
+
+  it('Arabic: matches across the article and letter variants', () => {
+    const passages = [
+      passage('يمكنك إرجاع المنتج خلال 30 يومًا من تاريخ الاستلام بشرط ألا يكون مستخدمًا. يتم رد المبلغ خلال 5 أيام عمل.', 'سياسة الإرجاع', 0.8, 'https://shop.example/ar/returns'),
+      passage('ساعات العمل من الأحد إلى الخميس من الساعة 9 صباحًا حتى 6 مساءً.', 'ساعات العمل', 0.6),
+    ];
+    const returns = extractiveAnswer({ question: 'كم يوما لدي لإرجاع المنتج؟', passages, language: 'ar-AE' });
+    expect(returns.relevant).toBe(true);
+    expect(returns.text).toContain('خلال 30 يومًا');
+    expect(returns.sources).toEqual(['https://shop.example/ar/returns']);
+    const hours = extractiveAnswer({ question: 'ما هي ساعات العمل؟', passages: [passages[1], passages[0]], language: 'ar-AE' });
+    expect(hours.text).toContain('من الأحد إلى الخميس');
+  });
+
+  it.each([
+    ['en', 'What is the weather like in Paris tomorrow?'],
+    ['en', 'Who won the football match yesterday?'],
+    ['en', 'hello'],
+    ['ja-JP', '明日の東京の天気は？'],
+    ['th-TH', 'พรุ่งนี้ฝนจะตกไหม'],
+  ])('unrelated question in %s → not relevant, "nothing found" in the reply language', async (language, question) => {
+    const answer = extractiveAnswer({ question, passages: Object.values(english), language });
+    expect(answer).toMatchObject({ relevant: false, sources: [], text: phrase('noKnowledge', language) });
+    expect((await read(answer.chunks)).join('')).toBe(phrase('noKnowledge', language));
+  });
+
+  it('no passages → not relevant', () => {
+    expect(extractiveAnswer({ question: 'What are your opening hours?', passages: [], language: 'ko-KR' })).toMatchObject({
+      relevant: false,
+      text: phrase('noKnowledge', 'ko-KR'),
+    });
+  });
+
+  it('a long answer of several sentences gets the lead-in; a short one does not', () => {
+    const long = extractiveAnswer({ question: 'Can I get a refund on sale items?', passages: kb(english.returns), language: 'en' });
+    expect(long.text.startsWith(`${phrase('leadIn', 'en')}\n`)).toBe(true);
+    const short = extractiveAnswer({ question: 'Do you ship to Singapore?', passages: kb(english.shipping), language: 'en' });
+    expect(short.text.startsWith('We ship')).toBe(true);
+  });
+
+  it('quoting passages in another language than the reply gets the lead-in in the reply language', () => {
+    const answer = extractiveAnswer({ question: 'Premium plan の料金は？', passages: kb(english.pricing), language: 'ja-JP' });
+    expect(answer.relevant).toBe(true);
+    expect(answer.text.startsWith(`${phrase('leadIn', 'ja-JP')}\n`)).toBe(true);
+    expect(answer.text).toContain('$29 per month');
+  });
+
+  it('stays within 4 sentences and 600 characters', () => {
+    const sentences = Array.from({ length: 12 }, (_, i) => `Our premium plan benefit number ${i} is described in this fairly long sentence about the plan.`);
+    const answer = extractiveAnswer({ question: 'What does the premium plan include?', passages: [passage(sentences.join(' '), 'Premium', 0.9)], language: 'en' });
+    const body = answer.text.replace(`${phrase('leadIn', 'en')}\n`, '');
+    expect(body.length).toBeLessThanOrEqual(600);
+    expect(body.split('. ').length).toBeLessThanOrEqual(4);
+  });
+});
+
+describe('toChunks', () => {
+  it('cuts ~20-character pieces at word boundaries, also in CJK and Thai', () => {
+    for (const text of ['Our store is open Monday to Friday from 9am to 6pm.', 'プレミアムプランの料金は月額2,900円です。', 'ร้านเปิดทุกวันจันทร์ถึงศุกร์ เวลา 9.00 ถึง 18.00 น.']) {
+      const pieces = toChunks(text);
+      expect(pieces.join('')).toBe(text);
+      expect(pieces.length).toBeGreaterThan(1);
+      for (const p of pieces.slice(0, -1)) expect(p.length).toBeGreaterThanOrEqual(20);
+      for (const p of pieces) expect(p.length).toBeLessThan(40);
+    }
+  });
+});

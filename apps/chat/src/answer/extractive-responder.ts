@@ -1,0 +1,190 @@
+import type { PassageView } from '@sa/contracts';
+import { baseLanguage, detectLanguage } from './language';
+import { phrase } from './phrases';
+import { isQuestion, matchedTerms, splitSentences, stripLabel, termsOf } from './text-terms';
+
+/*
+ * The default responder, used when no chat model is configured: it answers with the knowledge
+ * base's own sentences. It only works within a language (the question and the passages must
+ * share words or, in Chinese and Japanese, character pairs); a question in one language over a
+ * knowledge base in another gets the "nothing found" reply. Lexical matching cannot tell the
+ * topic word from the rest either: "Do you sell pizza?" over "We sell gift cards" matches half
+ * the question and counts as relevant. A chat model (CHAT_MODEL_PROVIDER) does better on both.
+ */
+
+/** The default responder's reply. */
+export interface ExtractiveAnswer {
+  /** False when no passage matched the question well enough; the reply then says so. */
+  relevant: boolean;
+  /** The reply in small pieces (about 20 characters, cut between words), ready to stream. */
+  chunks: AsyncIterable<string>;
+  /** source_url, else title, of each passage the reply quotes; empty when not relevant. */
+  sources: string[];
+  /** The whole reply, as the chunks spell it. */
+  text: string;
+}
+
+/** Only the best few passages are read: retrieval already ranked them. */
+const MAX_PASSAGES = 5;
+const MAX_SENTENCES = 4;
+const MAX_CHARS = 600;
+/** A passage is relevant when it (with its title) contains at least this share of the question's terms. */
+const MIN_COVERAGE = 0.5;
+/** Each rank down costs a passage this share of its coverage: the top passage wins near-ties. */
+const RANK_PENALTY = 0.1;
+/** Other sentences join the best one when they score at least this share of it. */
+const COMPANION_SHARE = 0.5;
+/** A sentence from another passage joins when it scores this share and adds a missing term. */
+const SECOND_PASSAGE_SHARE = 0.75;
+/** Replies longer than this (or of several sentences) get the lead-in phrase. */
+const LEAD_IN_MIN_CHARS = 160;
+const CHUNK_CHARS = 20;
+
+interface Sentence {
+  text: string;
+  terms: string[];
+  score: number;
+}
+
+interface ScoredPassage {
+  passage: PassageView;
+  rank: number;
+  sentences: Sentence[];
+  coverage: number;
+}
+
+function score(question: string[], passage: PassageView, rank: number): ScoredPassage {
+  const sentences = splitSentences(passage.text).map((text) => {
+    const terms = termsOf(text);
+    return { text, terms, score: matchedTerms(question, terms).length / question.length };
+  });
+  const all = [...sentences.flatMap((s) => s.terms), ...termsOf(passage.title ?? '')];
+  return { passage, rank, sentences, coverage: matchedTerms(question, all).length / question.length };
+}
+
+/** Indices of the sentences that answer the question, in passage order. */
+function pickSentences(p: ScoredPassage): number[] {
+  const s = p.sentences;
+  if (s.length === 0) return [];
+  let best = 0;
+  s.forEach((x, i) => {
+    if (x.score > s[best].score) best = i;
+  });
+  // Matched on the title only: the passage is about the question, so its opening answers it.
+  if (s[best].score === 0) return s.map((_, i) => i).filter((i) => !isQuestion(s[i].text)).slice(0, 2);
+  // An FAQ's question matched: its answer is what follows, up to the next question.
+  if (isQuestion(s[best].text)) {
+    const after: number[] = [];
+    for (let i = best + 1; i < s.length && !isQuestion(s[i].text) && after.length < MAX_SENTENCES; i++) after.push(i);
+    if (after.length) return after;
+  }
+  const picked = new Set([best]);
+  s.forEach((x, i) => {
+    if (i !== best && !isQuestion(x.text) && x.score >= COMPANION_SHARE * s[best].score) picked.add(i);
+  });
+  // A lone short sentence usually continues in the next one ("It includes …").
+  const next = s[best + 1];
+  if (picked.size === 1 && next && !isQuestion(next.text) && s[best].text.length < LEAD_IN_MIN_CHARS) picked.add(best + 1);
+  // The best sentence first, then by score, within the limits; printed in passage order.
+  const byPriority = [...picked].sort((a, b) => (a === best ? -1 : b === best ? 1 : s[b].score - s[a].score || a - b));
+  return byPriority.slice(0, MAX_SENTENCES).sort((a, b) => a - b);
+}
+
+/** Joins sentences: no space after CJK full stops, one space otherwise. */
+function join(sentences: string[]): string {
+  return sentences.reduce((acc, s) => (acc === '' ? s : /[。！？]$/u.test(acc) ? acc + s : `${acc} ${s}`), '');
+}
+
+interface Quote {
+  text: string;
+  from: ScoredPassage;
+}
+
+/** Whole sentences up to MAX_CHARS; a first sentence longer than that is cut with an ellipsis. */
+function fit(quotes: Quote[]): Quote[] {
+  const out: Quote[] = [];
+  let length = 0;
+  for (const q of quotes) {
+    if (out.length >= MAX_SENTENCES) break;
+    if (out.length === 0 && q.text.length > MAX_CHARS) return [{ ...q, text: `${[...q.text].slice(0, MAX_CHARS - 1).join('').trimEnd()}…` }];
+    if (length + q.text.length > MAX_CHARS) break;
+    out.push(q);
+    length += q.text.length + 1;
+  }
+  return out;
+}
+
+/** The reply in ~20-character pieces cut at word boundaries (Intl.Segmenter also breaks CJK and Thai words). */
+export function toChunks(text: string, size = CHUNK_CHARS): string[] {
+  const pieces: string[] = [];
+  let current = '';
+  for (const { segment } of new Intl.Segmenter(undefined, { granularity: 'word' }).segment(text)) {
+    current += segment;
+    if (current.length >= size) {
+      pieces.push(current);
+      current = '';
+    }
+  }
+  if (current) pieces.push(current);
+  return pieces;
+}
+
+async function* stream(pieces: string[]): AsyncIterable<string> {
+  for (const p of pieces) yield p;
+}
+
+function answer(text: string, relevant: boolean, sources: string[]): ExtractiveAnswer {
+  return { relevant, text, sources, chunks: stream(toChunks(text)) };
+}
+
+/** Whether the reply's text is confidently in another language than the reply language (Filipino reads 'tl'). */
+function otherLanguage(text: string, language: string): boolean {
+  const detected = detectLanguage(text, language);
+  const reply = baseLanguage(language) === 'fil' ? 'tl' : baseLanguage(language);
+  return detected !== null && detected !== reply;
+}
+
+/**
+ * Answers from the passages (ranked best first): the sentences of the best-matching passage that
+ * share the most terms with the question, plus one from another passage when it adds something.
+ * When nothing matches at least half of the question's topic terms, the reply is the
+ * "nothing found" phrase in the reply language and `relevant` is false.
+ */
+export function extractiveAnswer(input: { question: string; passages: readonly PassageView[]; language: string }): ExtractiveAnswer {
+  const { question, passages, language } = input;
+  const terms = termsOf(question);
+  const notFound = () => answer(phrase('noKnowledge', language), false, []);
+  if (terms.length === 0 || passages.length === 0) return notFound();
+
+  const ranked = [...passages].sort((a, b) => b.score - a.score).slice(0, MAX_PASSAGES);
+  const scored = ranked.map((p, rank) => score(terms, p, rank));
+  const weight = (p: ScoredPassage) => p.coverage * (1 - RANK_PENALTY * p.rank);
+  const main = scored.reduce((a, b) => (weight(b) > weight(a) ? b : a));
+  if (main.coverage < MIN_COVERAGE) return notFound();
+
+  const picked = pickSentences(main);
+  if (picked.length === 0) return notFound();
+  const quotes = picked.map((i) => ({ text: stripLabel(main.sentences[i].text), from: main }));
+
+  // One sentence from another passage when it is nearly as good and covers a term the main one missed.
+  // (The main passage's best sentence may be an FAQ question that is not quoted: it still counts.)
+  const best = main.sentences.reduce((a, b) => (b.score > a.score ? b : a));
+  const covered = matchedTerms(terms, [...best.terms, ...picked.flatMap((i) => main.sentences[i].terms)]);
+  for (const other of scored) {
+    if (other === main) continue;
+    const candidate = other.sentences
+      .filter((s) => !isQuestion(s.text) && s.score > 0 && s.score >= SECOND_PASSAGE_SHARE * best.score)
+      .find((s) => matchedTerms(terms, s.terms).some((t) => !covered.includes(t)));
+    if (candidate) {
+      quotes.push({ text: stripLabel(candidate.text), from: other });
+      break;
+    }
+  }
+
+  const kept = fit(quotes);
+  const body = join(kept.map((q) => q.text));
+  const withLeadIn = (kept.length > 1 && body.length >= LEAD_IN_MIN_CHARS) || otherLanguage(body, language);
+  const text = withLeadIn ? `${phrase('leadIn', language)}\n${body}` : body;
+  const sources = [...new Set(kept.map((q) => q.from.passage.source_url ?? q.from.passage.title).filter((s): s is string => !!s))];
+  return answer(text, true, sources);
+}

@@ -1,0 +1,214 @@
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { randomUUID } from 'node:crypto';
+import type { NatsConnection } from 'nats';
+import type { Logger } from 'pino';
+import { DataSource } from 'typeorm';
+import { BotSummary, CallerContext, ChatStreamEvent, ChatTurnRequest, ChatTurnStarted, PassageView } from '@sa/contracts';
+import { BotAccessDenied, NotFound, QuotaExhausted } from '@sa/errors';
+import { Outbox } from '@sa/events';
+import { NATS_CONNECTION, RpcClient } from '@sa/messaging';
+import { buildMessages, streamAnswer, withoutControlTokens } from '../answer/chat-model';
+import { extractiveAnswer } from '../answer/extractive-responder';
+import { wantsHuman } from '../answer/handoff';
+import { resolveReplyLanguage } from '../answer/language';
+import { phrase } from '../answer/phrases';
+import { CHAT_LOGGER, CHAT_MODEL } from '../chat.tokens';
+import { CHAT_CONFIG, ChatConfig } from '../config/chat.config';
+import { MessagesRepository } from '../conversations/messages.repository';
+
+interface Turn {
+  ctx: CallerContext;
+  req: ChatTurnRequest;
+  sessionId: string;
+  bot: BotSummary | null;
+  language: string;
+  detected: string | null;
+  passages: PassageView[];
+  abort: AbortController;
+}
+
+/**
+ * One chat turn: checks (bot, session, quota) and retrieval happen before the turn is accepted, so
+ * their errors reach the client as ordinary JSON errors; the answer is then generated in the
+ * background and streamed, part by part, on the turn's subject. Whatever was produced is stored
+ * (both messages, in one transaction with the turn's events), also when the visitor disconnects.
+ */
+@Injectable()
+export class ChatTurnService implements OnApplicationShutdown {
+  private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
+
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly messages: MessagesRepository,
+    private readonly outbox: Outbox,
+    @InjectDataSource() private readonly ds: DataSource,
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(CHAT_MODEL) private readonly model: BaseChatModel | null,
+    @Inject(CHAT_CONFIG) private readonly config: ChatConfig,
+    @Inject(CHAT_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async start(ctx: CallerContext, req: ChatTurnRequest): Promise<ChatTurnStarted> {
+    const bot = await this.resolveBot(ctx, req.chatbotId);
+    const sessionId = req.sessionId ?? randomUUID();
+    if (req.sessionId) await this.checkSession(ctx, req.sessionId, bot?.id ?? null);
+    const quota = await this.messages.reserveMessage(this.ds.manager, ctx.tenantId, ctx.entitlements.messagesPerMonth, new Date());
+    if (!quota.ok) {
+      throw new QuotaExhausted(`The monthly message quota of ${ctx.entitlements.messagesPerMonth} messages is used up`, { messages_per_month: ctx.entitlements.messagesPerMonth });
+    }
+    const { language, detected } = resolveReplyLanguage({ requested: req.language, text: req.message, botLanguage: bot?.language ?? 'en' });
+    const passages = await this.rpc.send('knowledge.passage.search', { query: req.message, chatbotId: bot?.id ?? null, k: this.config.passages }, ctx);
+    const abort = new AbortController();
+    const turn: Turn = { ctx, req, sessionId, bot, language, detected, passages, abort };
+    const done = this.run(turn).finally(() => this.running.delete(req.turnId));
+    this.running.set(req.turnId, { abort, done });
+    return { turn_id: req.turnId, session_id: sessionId, chatbot_id: bot?.id ?? null, language };
+  }
+
+  /** The visitor went away (chat.turn.cancel): stop generating; what was produced is kept. */
+  cancel(turnId: string): boolean {
+    const r = this.running.get(turnId);
+    r?.abort.abort();
+    return !!r;
+  }
+
+  /** On shutdown, running turns are cut short and saved; none is left half-written. */
+  async onApplicationShutdown(): Promise<void> {
+    for (const r of this.running.values()) r.abort.abort();
+    await Promise.allSettled([...this.running.values()].map((r) => r.done));
+  }
+
+  get activeTurns(): number {
+    return this.running.size;
+  }
+
+  private async run(turn: Turn): Promise<void> {
+    const { req, abort } = turn;
+    const timer = setTimeout(() => abort.abort(), this.config.maxTurnMs);
+    const publish = (event: ChatStreamEvent) => this.nc.publish(req.streamSubject, Buffer.from(JSON.stringify(event)));
+    let text = '';
+    let unanswered = false;
+    let handoff: 'explicit' | 'detected' | null = null;
+    let sources: string[] = [];
+    try {
+      if (wantsHuman(req.message, turn.language)) {
+        handoff = 'explicit';
+        text = phrase('handoff', turn.language);
+        publish({ type: 'delta', text });
+      } else if (this.model) {
+        const result = await this.generate(turn, (piece) => publish({ type: 'delta', text: piece }));
+        ({ text, unanswered } = result);
+        if (result.handoff) handoff = 'detected';
+        sources = unanswered ? [] : urlsOf(turn.passages);
+      } else {
+        const answer = extractiveAnswer({ question: req.message, passages: turn.passages, language: turn.language });
+        unanswered = !answer.relevant;
+        sources = answer.sources;
+        for await (const piece of answer.chunks) {
+          if (abort.signal.aborted) break;
+          text += piece;
+          publish({ type: 'delta', text: piece });
+        }
+      }
+    } catch (err) {
+      if (!abort.signal.aborted) {
+        this.logger.error({ request_id: turn.ctx.requestId, err: (err as Error).message }, 'answer generation failed');
+        publish({ type: 'error', code: 'internal_error', message: 'The answer could not be completed' });
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+    try {
+      const saved = await this.save(turn, text, unanswered, sources, handoff);
+      publish({ type: 'end', assistant_message_id: saved, unanswered, source_urls: sources });
+    } catch (err) {
+      this.logger.error({ request_id: turn.ctx.requestId, err: (err as Error).message }, 'saving the chat turn failed');
+      publish({ type: 'error', code: 'internal_error', message: 'The answer could not be saved' });
+    }
+  }
+
+  /** Streams the model's answer; the model's control tokens ([HANDOFF], [NO_ANSWER]) are taken off and reported. */
+  private async generate(turn: Turn, emit: (piece: string) => void): Promise<{ text: string; unanswered: boolean; handoff: boolean }> {
+    const history = this.config.historyMessages ? await this.messages.history(turn.ctx.tenantId, turn.sessionId, this.config.historyMessages) : [];
+    const messages = buildMessages({ question: turn.req.message, passages: turn.passages, history, language: turn.language, botName: turn.bot?.name, historyMessages: this.config.historyMessages });
+    let text = '';
+    let handoff = false;
+    let unanswered = turn.passages.length === 0;
+    const deltas = withoutControlTokens(streamAnswer(this.model!, messages, turn.abort.signal), (token) => {
+      if (token === 'handoff') handoff = true;
+      else unanswered = true;
+    });
+    for await (const delta of deltas) {
+      text += delta;
+      emit(delta);
+    }
+    if (!text.trim() && unanswered && !turn.abort.signal.aborted) {
+      text = phrase('noKnowledge', turn.language);
+      emit(text);
+    }
+    return { text, unanswered, handoff };
+  }
+
+  private async save(turn: Turn, text: string, unanswered: boolean, sources: string[], handoff: 'explicit' | 'detected' | null): Promise<string> {
+    const { ctx, req } = turn;
+    return this.ds.transaction(async (m) => {
+      const { userMessage, assistantMessage } = await this.messages.insertTurn(m, {
+        tenantId: ctx.tenantId,
+        chatbotId: turn.bot?.id ?? null,
+        sessionId: turn.sessionId,
+        channel: req.channel,
+        user: { content: req.message, language: turn.detected ?? turn.language },
+        assistant: { content: text, sourceUrls: sources, unanswered },
+      });
+      const common = { session_id: turn.sessionId, chatbot_id: turn.bot?.id ?? null, channel: req.channel };
+      await this.outbox.add(m, 'chat.turn.completed', ctx.tenantId, {
+        ...common,
+        user_message_id: userMessage.id,
+        assistant_message_id: assistantMessage.id,
+        language: turn.language,
+        unanswered,
+      });
+      if (unanswered) {
+        await this.outbox.add(m, 'message.unanswered', ctx.tenantId, { ...common, message_id: assistantMessage.id, user_message_id: userMessage.id, question: req.message, language: turn.language });
+      }
+      if (handoff) {
+        await this.outbox.add(m, 'conversation.handoff', ctx.tenantId, {
+          ...common,
+          kind: handoff,
+          reason: handoff === 'explicit' ? 'The visitor asked for a person' : 'The model detected that the visitor needs a person',
+          message_id: userMessage.id,
+          question: req.message,
+          language: turn.language,
+        });
+      }
+      return assistantMessage.id;
+    });
+  }
+
+  private async resolveBot(ctx: CallerContext, chatbotId: string | undefined): Promise<BotSummary | null> {
+    if (ctx.botIds && (!chatbotId || !ctx.botIds.includes(chatbotId))) {
+      throw new BotAccessDenied(chatbotId ? 'This token may not access that bot' : 'A token restricted to specific bots must send an allowed chatbotId');
+    }
+    if (chatbotId) {
+      const [bot] = await this.rpc.send('bots.bot.describe', { ids: [chatbotId] }, ctx);
+      if (!bot) throw new NotFound('Bot');
+      return bot;
+    }
+    // No chatbotId (unrestricted token): the workspace's first bot, if it has one (docs/decisions.md).
+    const [first] = await this.rpc.send('bots.bot.list', {}, ctx);
+    return first ? { id: first.id, name: first.name, language: first.language } : null;
+  }
+
+  /** A session belongs to the bot it started with; another bot (or a token without it) may not continue it. */
+  private async checkSession(ctx: CallerContext, sessionId: string, chatbotId: string | null): Promise<void> {
+    const owner = await this.messages.sessionBot(ctx.tenantId, sessionId);
+    if (owner === undefined) return;
+    if (owner !== chatbotId) throw new BotAccessDenied('This session belongs to another bot');
+  }
+}
+
+function urlsOf(passages: PassageView[]): string[] {
+  return [...new Set(passages.map((p) => p.source_url).filter((u): u is string => !!u))];
+}

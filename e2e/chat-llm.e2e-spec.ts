@@ -1,0 +1,111 @@
+import * as http from 'node:http';
+import { Client } from 'pg';
+import { admin } from './support/admin';
+import { client } from './support/api';
+import { waitFor } from './support/apps';
+import { freePort } from './support/infra';
+import { MiniSystem, startMiniSystem } from './support/mini-system';
+import { postSse } from './support/sse';
+
+/**
+ * The langchain path end to end: the chat service configured with an OpenAI-compatible model (a
+ * local server speaking the OpenAI streaming wire format, since no remote model is reachable
+ * here). Deltas reach the visitor as the model produces them, the reply language is instructed,
+ * and a visitor who disconnects cancels the model request while what was produced is saved.
+ */
+describe('POST /v1/chat through a langchain chat model (OpenAI streaming wire format)', () => {
+  let mini: MiniSystem;
+  let server: http.Server;
+  let db: Client;
+  const requests: { body: any; closedEarly: boolean }[] = [];
+  const PIECES = ['The premium ', 'heater costs ', '900 dollars, ', 'installation ', 'included.'];
+  const GAP_MS = 250;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    server = http.createServer((req, res) => {
+      let raw = '';
+      req.on('data', (d) => (raw += d));
+      req.on('end', () => {
+        const record = { body: JSON.parse(raw), closedEarly: false };
+        requests.push(record);
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        let i = 0;
+        const send = () => {
+          if (i < PIECES.length) {
+            res.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'test-model', choices: [{ index: 0, delta: { content: PIECES[i++] }, finish_reason: null }] })}\n\n`);
+            timer = setTimeout(send, GAP_MS);
+          } else {
+            res.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'test-model', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`);
+            res.end('data: [DONE]\n\n');
+          }
+        };
+        let timer = setTimeout(send, 10);
+        res.on('close', () => {
+          if (!res.writableFinished) record.closedEarly = true;
+          clearTimeout(timer);
+        });
+      });
+    });
+    await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+    mini = await startMiniSystem(['gateway', 'bots', 'knowledge', 'chat'], {
+      CHAT_MODEL_PROVIDER: 'openai',
+      CHAT_MODEL_BASE_URL: `http://127.0.0.1:${port}/v1`,
+      CHAT_MODEL_NAME: 'test-model',
+      CHAT_MODEL_API_KEY: 'sk-test-key',
+      CHAT_MODEL_MAX_RETRIES: '0',
+    });
+    db = new Client({ connectionString: mini.databaseUrl });
+    await db.connect();
+  });
+
+  afterAll(async () => {
+    await db?.end();
+    await mini?.stop();
+    await new Promise((r) => server?.close(r));
+  });
+
+  async function token(): Promise<string> {
+    const ws = await admin<{ id: string }>(['workspace', 'create', '--name', 'LLM', '--plan', 'scale'], mini.databaseUrl);
+    return (await admin<{ token: string }>(['token', 'create', '--workspace', ws.id, '--scopes', 'all'], mini.databaseUrl)).token;
+  }
+
+  it('streams the model’s deltas as they come: the first frame arrives well before the end', async () => {
+    const tok = await token();
+    const api = client(tok, mini.baseUrl);
+    const kb = await api.post('/kb/ingest', { title: 'Prices', text: 'The premium heater costs 900 dollars including installation.' });
+    await waitFor(async () => (await api.get('/kb')).body.data.find((d: any) => d.id === kb.body.data.id)?.status, (s) => s === 'ready', 20000);
+    const res = await postSse('/chat', { message: 'How much is the premium heater?', language: 'ja-JP', sessionId: 'llm-1' }, tok, { baseUrl: mini.baseUrl });
+    expect(res.status).toBe(200);
+    expect(res.text).toBe(PIECES.join(''));
+    expect(res.frames.length).toBeGreaterThanOrEqual(PIECES.length);
+    expect(res.endMs - res.firstFrameMs!).toBeGreaterThanOrEqual(GAP_MS * (PIECES.length - 2));
+
+    const sent = requests.at(-1)!.body;
+    expect(sent.model).toBe('test-model');
+    expect(sent.stream).toBe(true);
+    const system = sent.messages.find((m: any) => m.role === 'system').content as string;
+    expect(system).toMatch(/Japanese/);
+    expect(system).toContain('900 dollars');
+    expect(sent.messages.at(-1)).toEqual(expect.objectContaining({ role: 'user', content: 'How much is the premium heater?' }));
+    const stored = await waitFor(async () => (await api.get('/conversations/llm-1')).body.data, (m: any[]) => m.length === 2);
+    expect(stored[1].content).toBe(PIECES.join(''));
+  });
+
+  it('a visitor who disconnects cancels the model request; what was produced is saved', async () => {
+    const tok = await token();
+    const before = requests.length;
+    const res = await postSse('/chat', { message: 'Tell me everything', sessionId: 'llm-2' }, tok, { baseUrl: mini.baseUrl, abortAfterFrames: 2 });
+    expect(res.frames.length).toBe(2);
+    await waitFor(async () => requests[before]?.closedEarly, (c) => c === true, 5000);
+    const rows = await waitFor(
+      async () => (await db.query(`SELECT role, content FROM chat.messages WHERE session_id = 'llm-2' ORDER BY created_at, role DESC`)).rows,
+      (r) => r.length === 2,
+      10000,
+    );
+    expect(rows[1].role).toBe('assistant');
+    expect(PIECES.join('').startsWith(rows[1].content)).toBe(true);
+    expect(rows[1].content.length).toBeGreaterThanOrEqual(PIECES[0].length + PIECES[1].length);
+    expect(rows[1].content.length).toBeLessThan(PIECES.join('').length);
+  });
+});
