@@ -571,13 +571,19 @@ const paths: Record<string, PathItem> = {
       summary: 'Chat with a bot',
       description:
         'Sends a visitor message and streams the reply. Counts toward the monthly message quota; exhaustion gives 402. ' +
-        'The behaviour when sessionId is omitted is not specified.',
+        'The behaviour when sessionId is omitted is not specified by the spec; this implementation starts a new session and ' +
+        'returns its id in the X-Session-Id header. Without chatbotId, an unrestricted token is answered by the workspace\'s ' +
+        'first bot (X-Chatbot-Id).',
       tag: 'Chat',
       scope: 'chat:invoke',
       body: ref('ChatRequest'),
       success: {
         '200': {
           description: 'The reply, streamed as server-sent events.',
+          headers: {
+            'X-Session-Id': { description: 'The conversation this turn belongs to (generated when no sessionId was sent). This implementation.', schema: str() },
+            'X-Chatbot-Id': { description: 'The bot that answered, when there is one. This implementation.', schema: uuid() },
+          },
           content: {
             'text/event-stream': {
               schema: str({
