@@ -1,6 +1,6 @@
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
-import { CharLength, IsLanguageTag, NotBlank } from './validation';
+import { CharLength, IsLanguageTag, NotBlank, toInt } from './validation';
 
 export const CHAT_MESSAGE_MAX = 2000;
 export const SESSION_ID_MAX = 120;
@@ -45,9 +45,6 @@ export interface ChatTurnCancel {
 }
 
 export const CHAT_CANCEL_SUBJECT = 'chat.turn.cancel';
-
-/** Digits-only query strings become numbers; anything else is left for validation to refuse. */
-const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value);
 
 /** Query of GET /v1/conversations and request of chat.conversation.list. */
 export class ListConversationsRequest {

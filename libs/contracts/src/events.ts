@@ -41,11 +41,49 @@ export interface ConversationHandoffEvent {
   language: string | null;
 }
 
+/** Webhook event lead.created: exactly the `data` of spec part 6. */
+export interface LeadCreatedEvent {
+  lead_id: string;
+  session_id: string;
+  chatbot_id: string;
+  score: number;
+  band: string;
+  category: string;
+  summary: string;
+  sentiment: string;
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+  country: string | null;
+  region: string | null;
+  external_user_id: string | null;
+  qualification: Record<string, string>;
+  captured_via: string;
+}
+
+/** Webhook event booking.created (payload not shown in the spec: ours). */
+export interface BookingCreatedEvent {
+  booking_id: string;
+  chatbot_id: string | null;
+  session_id: string | null;
+  name: string;
+  email: string;
+  phone: string;
+  requested_slot: string | null;
+  time_zone: string | null;
+  country: string | null;
+  notes: string | null;
+  custom_fields: Record<string, string> | null;
+  status: string;
+}
+
 export interface EventMap {
   'bot.created': BotCreatedEvent;
   'chat.turn.completed': ChatTurnCompletedEvent;
   'message.unanswered': MessageUnansweredEvent;
   'conversation.handoff': ConversationHandoffEvent;
+  'lead.created': LeadCreatedEvent;
+  'booking.created': BookingCreatedEvent;
 }
 
 export type EventType = keyof EventMap;

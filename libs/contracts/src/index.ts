@@ -1,3 +1,4 @@
+export * from './bookings';
 export * from './bots';
 export * from './chat';
 export * from './context';
@@ -5,6 +6,7 @@ export * from './errors';
 export * from './events';
 export * from './health';
 export * from './knowledge';
+export * from './leads';
 export * from './plans';
 export * from './scopes';
 export * from './subjects';

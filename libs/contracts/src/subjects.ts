@@ -1,4 +1,6 @@
+import { BookingIdRequest, BookingView, CreateBookingRequest, ListBookingsRequest, UpdateBookingRequest } from './bookings';
 import { BotView, CreateBotRequest, CreatedBotView, ListBotsRequest } from './bots';
+import { LeadView, ListLeadsRequest } from './leads';
 import { AnalyticsRequest, AnalyticsView, ChatMessageView, ChatTurnRequest, ChatTurnStarted, ConversationMessagesRequest, ConversationView, ListConversationsRequest } from './chat';
 import { HealthPing, HealthReply } from './health';
 import { BotSummary, CheckBotsReply, CheckBotsRequest, IngestKbRequest, KbDocumentView, KbIngestAccepted, ListKbRequest, PassageView, SearchKnowledgeRequest } from './knowledge';
@@ -47,6 +49,11 @@ export const RPC = {
   'chat.conversation.list': rpc<ListConversationsRequest, ConversationView[]>(ListConversationsRequest),
   'chat.conversation.messages': rpc<ConversationMessagesRequest, ChatMessageView[]>(ConversationMessagesRequest),
   'chat.analytics.summary': rpc<AnalyticsRequest, AnalyticsView>(AnalyticsRequest),
+  'bookings.booking.list': rpc<ListBookingsRequest, BookingView[]>(ListBookingsRequest),
+  'bookings.booking.get': rpc<BookingIdRequest, BookingView>(BookingIdRequest),
+  'bookings.booking.update': rpc<UpdateBookingRequest, BookingView>(UpdateBookingRequest),
+  'bookings.booking.create': rpc<CreateBookingRequest, BookingView>(CreateBookingRequest),
+  'leads.lead.list': rpc<ListLeadsRequest, LeadView[]>(ListLeadsRequest),
 } as const;
 
 export type RpcSubject = keyof typeof RPC;

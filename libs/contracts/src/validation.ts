@@ -140,3 +140,26 @@ export function IsHttpUrl(options?: ValidationOptions): PropertyDecorator {
     options,
   );
 }
+
+/** For query strings: digits-only values become numbers; anything else is left for validation to refuse. */
+export const toInt = ({ value }: { value: unknown }): unknown => (typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value);
+
+const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/** An ISO 8601 date-time with a UTC offset (Z or ±hh:mm) that names a real instant. */
+export function isIsoWithOffset(value: unknown): boolean {
+  return typeof value === 'string' && ISO_WITH_OFFSET.test(value) && !Number.isNaN(Date.parse(value));
+}
+
+export function IsIsoDateTimeWithOffset(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isIso8601',
+      validator: {
+        validate: (value: unknown) => isIsoWithOffset(value),
+        defaultMessage: buildMessage((each) => `${each}$property must be an ISO 8601 date-time with a UTC offset, such as 2026-12-01T10:00:00+03:00`, options),
+      },
+    },
+    options,
+  );
+}
