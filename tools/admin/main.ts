@@ -2,6 +2,7 @@ import { DEFAULT_DATABASE_URL } from '@sa/config';
 import { BillingStatus, Plan, TierSlots } from '@sa/contracts';
 import { createDataSource } from '@sa/db';
 import { AdminInputError, IDENTITY_ENTITIES, IdentityAdmin, WorkspaceChanges, WorkspaceEntity } from '@sa/identity';
+import { listMail } from './outbox-mail';
 import { ParsedArgs, UsageError, parseArgs, rejectLeftovers, requireString, takeBool, takeInt, takeList, takeString } from './args';
 
 const USAGE = `Usage: npm run -s admin -- <command> [options]   (JSON on stdout)
@@ -14,6 +15,7 @@ const USAGE = `Usage: npm run -s admin -- <command> [options]   (JSON on stdout)
   token create     --workspace ID --scopes a,b|all [--bots id,id] [--expires-in SECONDS] [--name N]
   token revoke     --id ID
   token list       --workspace ID
+  mail list        --workspace ID     (visitor e-mails of bookings, kept when no SMTP is configured)
 
 Environment: DATABASE_URL (default ${DEFAULT_DATABASE_URL}).`;
 
@@ -117,6 +119,11 @@ async function run(argv: string[]): Promise<unknown> {
         const id = requireString(args, 'id');
         rejectLeftovers(args);
         return await admin.revokeToken(id);
+      }
+      case 'mail list': {
+        const workspaceId = requireString(args, 'workspace');
+        rejectLeftovers(args);
+        return { data: await listMail(ds, { workspaceId }) };
       }
       case 'token list': {
         const workspaceId = requireString(args, 'workspace');

@@ -1,11 +1,34 @@
 import { Module } from '@nestjs/common';
+import { DatabaseModule } from '@sa/db';
+import { EventsModule } from '@sa/events';
+import { createLogger } from '@sa/logging';
 import { MessagingModule } from '@sa/messaging';
-import { loadBookingsConfig } from './config/bookings.config';
+import { BookingsHandler } from './bookings/bookings.handler';
+import { BookingsRepository } from './bookings/bookings.repository';
+import { BookingsService } from './bookings/bookings.service';
+import { BOOKINGS_CONFIG, BOOKINGS_LOGGER, MAIL_TRANSPORT, loadBookingsConfig } from './config/bookings.config';
+import { MailRepository } from './mail/mail.repository';
+import { smtpTransport } from './mail/mail.transport';
+import { MailWorker } from './mail/mail.worker';
 
 const config = loadBookingsConfig();
 
-/** Not built yet: the service answers its NATS health ping (bookings.health.ping) and nothing else. */
+/** Bookings: the visitor booking requests, their states (spec part 3) and the visitor e-mails. */
 @Module({
-  imports: [MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'bookings', connectionName: 'bookings' })],
+  imports: [
+    DatabaseModule.forRoot({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'bookings' }),
+    MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'bookings', connectionName: 'bookings' }),
+    EventsModule.forService({ schema: 'bookings', natsUrl: config.natsUrl, stream: { name: config.eventsStream, subjectPrefix: config.eventsSubjectPrefix }, relay: true }),
+  ],
+  controllers: [BookingsHandler],
+  providers: [
+    { provide: BOOKINGS_CONFIG, useValue: config },
+    { provide: BOOKINGS_LOGGER, useValue: createLogger('bookings', { level: config.logLevel }) },
+    { provide: MAIL_TRANSPORT, useFactory: () => (config.smtpUrl ? smtpTransport(config.smtpUrl) : null) },
+    BookingsRepository,
+    BookingsService,
+    MailRepository,
+    MailWorker,
+  ],
 })
 export class AppModule {}

@@ -6,6 +6,7 @@ import { IDENTITY_ENTITIES } from '@sa/identity';
 import { MessagingModule } from '@sa/messaging';
 import { AuthModule } from './auth/auth.module';
 import { GATEWAY_LOGGER } from './auth/auth.tokens';
+import { BookingsController } from './bookings/bookings.controller';
 import { BotsController } from './bots/bots.controller';
 import { ChatController } from './chat/chat.controller';
 import { ConversationsController } from './conversations/conversations.controller';
@@ -13,6 +14,7 @@ import { GATEWAY_CONFIG, GatewayConfig } from './config/gateway.config';
 import { HealthController } from './health/health.controller';
 import { HttpErrorFilter } from './http/error.filter';
 import { KbController } from './knowledge/kb.controller';
+import { LeadsController } from './leads/leads.controller';
 import { OpenApiController } from './openapi/openapi.controller';
 
 @Global()
@@ -42,7 +44,7 @@ export class AppModule {
         MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, connectionName: 'gateway' }),
         AuthModule,
       ],
-      controllers: [HealthController, OpenApiController, BotsController, KbController, ChatController, ConversationsController],
+      controllers: [HealthController, OpenApiController, BotsController, KbController, ChatController, ConversationsController, BookingsController, LeadsController],
       providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }],
     };
   }

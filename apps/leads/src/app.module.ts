@@ -1,11 +1,32 @@
 import { Module } from '@nestjs/common';
+import { DatabaseModule } from '@sa/db';
+import { EventsModule, provideEventConsumer } from '@sa/events';
+import { createLogger } from '@sa/logging';
 import { MessagingModule } from '@sa/messaging';
-import { loadLeadsConfig } from './config/leads.config';
+import { LEADS_CONFIG, loadLeadsConfig } from './config/leads.config';
+import { LeadsHandler } from './leads/leads.handler';
+import { LeadsRepository } from './leads/leads.repository';
+import { RpcSessionMessages, SESSION_MESSAGES } from './leads/session-messages';
+import { TurnCompletedHandler } from './leads/turn-completed.handler';
+import { LEADS_LOGGER } from './leads.tokens';
 
 const config = loadLeadsConfig();
 
-/** Not built yet: the service answers its NATS health ping (leads.health.ping) and nothing else. */
+/** Leads: sessions scored for intent after every chat turn (chat.turn.completed), listed for GET /leads; emits lead.created. */
 @Module({
-  imports: [MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'leads', connectionName: 'leads' })],
+  imports: [
+    DatabaseModule.forRoot({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'leads' }),
+    MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'leads', connectionName: 'leads' }),
+    EventsModule.forService({ schema: 'leads', natsUrl: config.natsUrl, stream: { name: config.eventsStream, subjectPrefix: config.eventsSubjectPrefix }, relay: true }),
+  ],
+  controllers: [LeadsHandler],
+  providers: [
+    { provide: LEADS_CONFIG, useValue: config },
+    { provide: LEADS_LOGGER, useValue: createLogger('leads', { level: config.logLevel }) },
+    { provide: SESSION_MESSAGES, useClass: RpcSessionMessages },
+    LeadsRepository,
+    TurnCompletedHandler,
+    provideEventConsumer({ durable: 'leads-chat-turn-completed', types: ['chat.turn.completed'], handler: TurnCompletedHandler }),
+  ],
 })
 export class AppModule {}

@@ -1,0 +1,1 @@
+export const LEADS_LOGGER = Symbol('LEADS_LOGGER');

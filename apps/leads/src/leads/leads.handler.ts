@@ -1,0 +1,29 @@
+import { Controller, Inject } from '@nestjs/common';
+import { CallerContext, LeadView, ListLeadsRequest } from '@sa/contracts';
+import { BotAccessDenied, NotFound } from '@sa/errors';
+import { RpcClient, RpcHandler } from '@sa/messaging';
+import { LEADS_CONFIG, LeadsConfig } from '../config/leads.config';
+import { LeadsRepository } from './leads.repository';
+
+/**
+ * leads.lead.list (GET /v1/leads): at most 500 leads, newest first. A token restricted to bots
+ * must name an allowed chatbotId (403); a chatbotId must be a bot of the workspace (404).
+ */
+@Controller()
+export class LeadsHandler {
+  constructor(
+    private readonly leads: LeadsRepository,
+    private readonly rpc: RpcClient,
+    @Inject(LEADS_CONFIG) private readonly config: LeadsConfig,
+  ) {}
+
+  @RpcHandler('leads.lead.list')
+  async list(req: ListLeadsRequest, ctx: CallerContext): Promise<LeadView[]> {
+    if (ctx.botIds && (!req.chatbotId || !ctx.botIds.includes(req.chatbotId))) throw new BotAccessDenied('A token restricted to specific bots must send an allowed chatbotId');
+    if (req.chatbotId) {
+      const { found } = await this.rpc.send('bots.bot.check', { ids: [req.chatbotId] }, ctx);
+      if (!found.includes(req.chatbotId)) throw new NotFound('Bot');
+    }
+    return this.leads.list({ tenantId: ctx.tenantId, chatbotId: req.chatbotId, botIds: ctx.botIds, limit: this.config.maxListed });
+  }
+}
