@@ -77,6 +77,17 @@ export interface BookingCreatedEvent {
   status: string;
 }
 
+/** Webhook event ticket.created (payload not shown in the spec: ours). */
+export interface TicketCreatedEvent {
+  ticket_id: string;
+  session_id: string;
+  chatbot_id: string;
+  email: string;
+  name: string | null;
+  subject: string;
+  message: string;
+}
+
 export interface EventMap {
   'bot.created': BotCreatedEvent;
   'chat.turn.completed': ChatTurnCompletedEvent;
@@ -84,6 +95,7 @@ export interface EventMap {
   'conversation.handoff': ConversationHandoffEvent;
   'lead.created': LeadCreatedEvent;
   'booking.created': BookingCreatedEvent;
+  'ticket.created': TicketCreatedEvent;
 }
 
 export type EventType = keyof EventMap;

@@ -11,3 +11,4 @@ export * from './plans';
 export * from './scopes';
 export * from './subjects';
 export * from './validation';
+export * from './widget';

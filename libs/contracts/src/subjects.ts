@@ -1,6 +1,7 @@
 import { BookingIdRequest, BookingView, CreateBookingRequest, ListBookingsRequest, UpdateBookingRequest } from './bookings';
 import { BotView, CreateBotRequest, CreatedBotView, ListBotsRequest } from './bots';
 import { LeadView, ListLeadsRequest } from './leads';
+import { FeedbackRequest, HandoffRequest, IdentifyRequest, LeadFormRequest, PublicBot, PublicBotRequest, TicketRequest, TicketView } from './widget';
 import { AnalyticsRequest, AnalyticsView, ChatMessageView, ChatTurnRequest, ChatTurnStarted, ConversationMessagesRequest, ConversationView, ListConversationsRequest } from './chat';
 import { HealthPing, HealthReply } from './health';
 import { BotSummary, CheckBotsReply, CheckBotsRequest, IngestKbRequest, KbDocumentView, KbIngestAccepted, ListKbRequest, PassageView, SearchKnowledgeRequest } from './knowledge';
@@ -54,6 +55,12 @@ export const RPC = {
   'bookings.booking.update': rpc<UpdateBookingRequest, BookingView>(UpdateBookingRequest),
   'bookings.booking.create': rpc<CreateBookingRequest, BookingView>(CreateBookingRequest),
   'leads.lead.list': rpc<ListLeadsRequest, LeadView[]>(ListLeadsRequest),
+  'bots.bot.public': rpc<PublicBotRequest, PublicBot>(PublicBotRequest, false),
+  'chat.message.feedback': rpc<FeedbackRequest, { message_id: string; feedback: 'positive' | 'negative' }>(FeedbackRequest),
+  'chat.ticket.create': rpc<TicketRequest, TicketView>(TicketRequest),
+  'chat.session.handoff': rpc<HandoffRequest, { session_id: string; handoff: true }>(HandoffRequest),
+  'leads.visitor.identify': rpc<IdentifyRequest, { session_id: string; lead_id: string | null }>(IdentifyRequest),
+  'leads.lead.capture': rpc<LeadFormRequest, LeadView>(LeadFormRequest),
 } as const;
 
 export type RpcSubject = keyof typeof RPC;

@@ -1,0 +1,94 @@
+import { IsEmail, IsIn, IsObject, IsOptional, IsString, IsUUID } from 'class-validator';
+import { CharLength, IsLanguageTag, NotBlank } from './validation';
+
+/**
+ * The visitor widget's API (ours: the spec says visitors act "through the widget" and shows no
+ * API for it). Public routes under /widget/v1/bots/{botId}/…, no token: the bot names the workspace.
+ */
+
+/** POST …/chat: the same answer pipeline and SSE format as POST /v1/chat, channel `widget`. */
+export class WidgetChatBody {
+  @IsString() @CharLength(1, 2000) @NotBlank() message: string;
+  @IsOptional() @IsString() @CharLength(1, 120) sessionId?: string;
+  @IsOptional() @IsString() @IsLanguageTag() language?: string;
+}
+
+/** POST …/feedback on an assistant message of that session. */
+export class WidgetFeedbackBody {
+  @IsString() @CharLength(1, 120) sessionId: string;
+  @IsUUID() messageId: string;
+  @IsIn(['positive', 'negative']) feedback: 'positive' | 'negative';
+}
+
+/** POST …/identify: the visitor is signed in on the customer's site. */
+export class WidgetIdentifyBody {
+  @IsString() @CharLength(1, 120) sessionId: string;
+  @IsString() @CharLength(1, 200) @NotBlank() externalUserId: string;
+  @IsOptional() @IsString() @CharLength(1, 200) name?: string;
+  @IsOptional() @IsString() @IsEmail() @CharLength(3, 254) email?: string;
+  @IsOptional() @IsString() @CharLength(3, 40) phone?: string;
+}
+
+/** POST …/leads: the widget's lead form. */
+export class WidgetLeadBody {
+  @IsOptional() @IsString() @CharLength(1, 120) sessionId?: string;
+  @IsOptional() @IsString() @CharLength(1, 200) name?: string;
+  @IsOptional() @IsString() @IsEmail() @CharLength(3, 254) email?: string;
+  @IsOptional() @IsString() @CharLength(3, 40) phone?: string;
+  @IsOptional() @IsString() @CharLength(1, 200) company?: string;
+  @IsOptional() @IsString() @CharLength(1, 2000) message?: string;
+  @IsOptional() @IsObject() qualification?: Record<string, string>;
+}
+
+/** POST …/tickets: a support ticket from the widget's Support tab. */
+export class WidgetTicketBody {
+  @IsString() @CharLength(1, 120) sessionId: string;
+  @IsString() @IsEmail() @CharLength(3, 254) email: string;
+  @IsString() @CharLength(1, 200) @NotBlank() subject: string;
+  @IsString() @CharLength(1, 5000) @NotBlank() message: string;
+  @IsOptional() @IsString() @CharLength(1, 200) name?: string;
+}
+
+/** POST …/handoff: the visitor asks for a person. */
+export class WidgetHandoffBody {
+  @IsString() @CharLength(1, 120) sessionId: string;
+  @IsOptional() @IsString() @CharLength(1, 500) reason?: string;
+}
+
+/** The NATS requests behind the widget routes carry the bot id with the visitor's body. */
+export class FeedbackRequest extends WidgetFeedbackBody {}
+export class IdentifyRequest extends WidgetIdentifyBody {
+  @IsUUID() chatbotId: string;
+}
+export class LeadFormRequest extends WidgetLeadBody {
+  @IsUUID() chatbotId: string;
+}
+export class TicketRequest extends WidgetTicketBody {
+  @IsUUID() chatbotId: string;
+}
+export class HandoffRequest extends WidgetHandoffBody {
+  @IsUUID() chatbotId: string;
+}
+
+/** bots.bot.public: the bot a public widget route names, with its workspace. No caller context. */
+export class PublicBotRequest {
+  @IsUUID() botId: string;
+}
+
+export interface PublicBot {
+  id: string;
+  tenant_id: string;
+  name: string;
+  language: string;
+}
+
+export interface TicketView {
+  id: string;
+  session_id: string;
+  chatbot_id: string;
+  email: string;
+  name: string | null;
+  subject: string;
+  message: string;
+  created_at: string;
+}
