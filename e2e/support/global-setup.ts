@@ -44,6 +44,7 @@ export default async function globalSetup(): Promise<void> {
     LOG_PRETTY: 'false',
     NODE_ENV: 'test',
     RATE_LIMIT_REQUESTS: '100000',
+    WIDGET_RATE_LIMIT_REQUESTS: '100000',
     RATE_LIMIT_PREFIX: rateLimitPrefix,
     RPC_TIMEOUT_MS: '3000',
     ...(useRedis ? { REDIS_URL: redisUrl } : {}),

@@ -12,6 +12,9 @@ import { MessagesRepository } from './conversations/messages.repository';
 import { ConversationQueriesHandler } from './queries/conversation-queries.handler';
 import { ChatTurnHandler } from './turns/chat-turn.handler';
 import { ChatTurnService } from './turns/chat-turn.service';
+import { WidgetHandler } from './widget/widget.handler';
+import { WidgetRepository } from './widget/widget.repository';
+import { WidgetService } from './widget/widget.service';
 
 const config = loadChatConfig();
 
@@ -22,7 +25,7 @@ const config = loadChatConfig();
     MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'chat', connectionName: 'chat' }),
     EventsModule.forService({ schema: 'chat', natsUrl: config.natsUrl, stream: { name: config.eventsStream, subjectPrefix: config.eventsSubjectPrefix }, relay: true }),
   ],
-  controllers: [ChatTurnHandler, ConversationQueriesHandler],
+  controllers: [ChatTurnHandler, ConversationQueriesHandler, WidgetHandler],
   providers: [
     { provide: CHAT_CONFIG, useValue: config },
     { provide: CHAT_LOGGER, useValue: createLogger('chat', { level: config.logLevel }) },
@@ -31,6 +34,8 @@ const config = loadChatConfig();
     ConversationsRepository,
     AnalyticsRepository,
     ChatTurnService,
+    WidgetRepository,
+    WidgetService,
   ],
 })
 export class AppModule {}

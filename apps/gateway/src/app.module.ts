@@ -16,6 +16,9 @@ import { HttpErrorFilter } from './http/error.filter';
 import { KbController } from './knowledge/kb.controller';
 import { LeadsController } from './leads/leads.controller';
 import { OpenApiController } from './openapi/openapi.controller';
+import { ChatStreamer } from './chat/chat-streamer';
+import { WidgetAccess } from './widget/widget-access';
+import { WidgetController } from './widget/widget.controller';
 
 @Global()
 @Module({})
@@ -44,8 +47,8 @@ export class AppModule {
         MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, connectionName: 'gateway' }),
         AuthModule,
       ],
-      controllers: [HealthController, OpenApiController, BotsController, KbController, ChatController, ConversationsController, BookingsController, LeadsController],
-      providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }],
+      controllers: [HealthController, OpenApiController, BotsController, KbController, ChatController, ConversationsController, BookingsController, LeadsController, WidgetController],
+      providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }, ChatStreamer, WidgetAccess],
     };
   }
 }

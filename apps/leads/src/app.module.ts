@@ -8,11 +8,12 @@ import { LeadsHandler } from './leads/leads.handler';
 import { LeadsRepository } from './leads/leads.repository';
 import { RpcSessionMessages, SESSION_MESSAGES } from './leads/session-messages';
 import { TurnCompletedHandler } from './leads/turn-completed.handler';
+import { VisitorLeadsService } from './leads/visitor-leads.service';
 import { LEADS_LOGGER } from './leads.tokens';
 
 const config = loadLeadsConfig();
 
-/** Leads: sessions scored for intent after every chat turn (chat.turn.completed), listed for GET /leads; emits lead.created. */
+/** Leads: sessions scored for intent after every chat turn (chat.turn.completed), the widget's identify call and lead form, listed for GET /leads; emits lead.created. */
 @Module({
   imports: [
     DatabaseModule.forRoot({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'leads' }),
@@ -26,6 +27,7 @@ const config = loadLeadsConfig();
     { provide: SESSION_MESSAGES, useClass: RpcSessionMessages },
     LeadsRepository,
     TurnCompletedHandler,
+    VisitorLeadsService,
     provideEventConsumer({ durable: 'leads-chat-turn-completed', types: ['chat.turn.completed'], handler: TurnCompletedHandler }),
   ],
 })

@@ -36,9 +36,8 @@ export class UpdateBookingRequest extends UpdateBookingBody {
   @IsUUID() id: string;
 }
 
-/** A visitor's booking request from the widget (POST /widget/v1/bots/{botId}/bookings); bookings.booking.create. */
-export class CreateBookingRequest {
-  @IsUUID() chatbotId: string;
+/** Body of the widget's booking request (POST /widget/v1/bots/{botId}/bookings). */
+export class WidgetBookingBody {
   @IsOptional() @IsString() @CharLength(1, 120) sessionId?: string;
   @IsString() @CharLength(1, 200) @NotBlank() name: string;
   @IsString() @IsEmail() @CharLength(3, 254) email: string;
@@ -48,6 +47,11 @@ export class CreateBookingRequest {
   @IsOptional() @IsString() @CharLength(2, 2) country?: string;
   @IsOptional() @IsString() @CharLength(1, 64) timeZone?: string;
   @IsOptional() @IsObject() customFields?: Record<string, string>;
+}
+
+/** bookings.booking.create: a visitor's booking request for one bot. */
+export class CreateBookingRequest extends WidgetBookingBody {
+  @IsUUID() chatbotId: string;
 }
 
 /** Booking, spec part 2. */

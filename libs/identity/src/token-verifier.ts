@@ -126,6 +126,11 @@ export class TokenVerifier {
     return { id: row.id, workspaceId: row.workspaceId, name: row.name, scopes: row.scopes, botIds: row.botIds, expiresAt: row.expiresAt };
   }
 
+  /** A workspace by id, from the same cache (public widget routes resolve it from the bot). */
+  workspaceById(id: string): Promise<WorkspaceEntity | null> {
+    return this.workspace(id);
+  }
+
   private async workspace(id: string): Promise<WorkspaceEntity | null> {
     const cached = this.workspaces.get(id);
     if (cached) return cached;

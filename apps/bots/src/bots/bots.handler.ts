@@ -1,11 +1,16 @@
 import { Controller } from '@nestjs/common';
-import { BotSummary, BotView, CallerContext, CheckBotsReply, CheckBotsRequest, CreateBotRequest, CreatedBotView } from '@sa/contracts';
+import { BotSummary, BotView, PublicBot, PublicBotRequest, CallerContext, CheckBotsReply, CheckBotsRequest, CreateBotRequest, CreatedBotView } from '@sa/contracts';
+import { NotFound } from '@sa/errors';
 import { RpcHandler } from '@sa/messaging';
+import { BotsRepository } from './bots.repository';
 import { BotsService } from './bots.service';
 
 @Controller()
 export class BotsHandler {
-  constructor(private readonly bots: BotsService) {}
+  constructor(
+    private readonly bots: BotsService,
+    private readonly repository: BotsRepository,
+  ) {}
 
   @RpcHandler('bots.bot.list')
   list(_req: object, ctx: CallerContext): Promise<BotView[]> {
@@ -20,6 +25,14 @@ export class BotsHandler {
   @RpcHandler('bots.bot.describe')
   describe(req: CheckBotsRequest, ctx: CallerContext): Promise<BotSummary[]> {
     return this.bots.describe(ctx, req.ids);
+  }
+
+  /** For the gateway's public widget routes: which workspace a bot belongs to (no caller yet). */
+  @RpcHandler('bots.bot.public')
+  async publicBot(req: PublicBotRequest): Promise<PublicBot> {
+    const bot = await this.repository.findPublic(req.botId);
+    if (!bot) throw new NotFound('Bot');
+    return { id: bot.id, tenant_id: bot.tenantId, name: bot.name, language: bot.language };
   }
 
   @RpcHandler('bots.bot.create')

@@ -8,12 +8,14 @@ import { GATEWAY_CONFIG, GatewayConfig } from '../config/gateway.config';
 import { MemoryRateLimiter, RateLimiter, RedisRateLimiter } from '../rate-limit/rate-limiter';
 import { AuthGuard } from './auth.guard';
 import { GATEWAY_LOGGER, PLAN_LIMITS, RATE_LIMITER } from './auth.tokens';
+import { WIDGET_RATE_LIMITER } from '../widget/widget-access';
 
 @Injectable()
 class AuthLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
   constructor(
     private readonly verifier: TokenVerifier,
     @Inject(RATE_LIMITER) private readonly limiter: RateLimiter,
+    @Inject(WIDGET_RATE_LIMITER) private readonly widgetLimiter: RateLimiter,
   ) {}
 
   async onApplicationBootstrap(): Promise<void> {
@@ -24,6 +26,7 @@ class AuthLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown
   async beforeApplicationShutdown(): Promise<void> {
     await this.verifier.stop();
     await this.limiter.close();
+    await this.widgetLimiter.close();
   }
 }
 
@@ -55,10 +58,18 @@ class AuthLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown
           ? new RedisRateLimiter(config.redisUrl, config.rateLimitRequests, config.rateLimitWindowSeconds * 1000, config.rateLimitPrefix, logger)
           : new MemoryRateLimiter(config.rateLimitRequests, config.rateLimitWindowSeconds * 1000),
     },
+    {
+      provide: WIDGET_RATE_LIMITER,
+      inject: [GATEWAY_CONFIG, GATEWAY_LOGGER],
+      useFactory: (config: GatewayConfig, logger: Logger): RateLimiter =>
+        config.redisUrl
+          ? new RedisRateLimiter(config.redisUrl, config.widgetRateLimitRequests, config.widgetRateLimitWindowSeconds * 1000, config.rateLimitPrefix, logger)
+          : new MemoryRateLimiter(config.widgetRateLimitRequests, config.widgetRateLimitWindowSeconds * 1000),
+    },
     { provide: PLAN_LIMITS, inject: [GATEWAY_CONFIG], useFactory: (config: GatewayConfig) => mergePlanLimits(config.planLimits) },
     { provide: APP_GUARD, useClass: AuthGuard },
     AuthLifecycle,
   ],
-  exports: [TokenVerifier, RATE_LIMITER, PLAN_LIMITS],
+  exports: [TokenVerifier, RATE_LIMITER, WIDGET_RATE_LIMITER, PLAN_LIMITS],
 })
 export class AuthModule {}

@@ -1,89 +1,23 @@
-import { Body, Controller, Inject, Post, Res } from '@nestjs/common';
+import { Body, Controller, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { randomUUID } from 'node:crypto';
-import type { NatsConnection } from 'nats';
-import type { Logger } from 'pino';
-import { CHAT_CANCEL_SUBJECT, CallerContext, ChatRequest, ChatTurnCancel } from '@sa/contracts';
-import { NATS_CONNECTION, RpcClient } from '@sa/messaging';
+import { CallerContext, ChatRequest } from '@sa/contracts';
 import { checkBotAccess } from '../auth/bot-access';
-import { GATEWAY_LOGGER } from '../auth/auth.tokens';
 import { Caller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/route-access.decorator';
-import { GATEWAY_CONFIG, GatewayConfig } from '../config/gateway.config';
 import { dto } from '../http/dto.pipe';
-import { StreamIdle, TurnStream } from './turn-stream';
+import { ChatStreamer } from './chat-streamer';
 
-/** One SSE frame of the spec: `data: <json>` and a blank line, the JSON with choices[0].delta.content. */
-export function sseFrame(text: string): string {
-  return `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text } }] })}\n\n`;
-}
+export { sseFrame } from './chat-streamer';
 
-/**
- * POST /v1/chat (spec part 4). Errors before the answer starts (validation, bot access, quota,
- * a chat service that does not answer) are ordinary JSON errors. Then 200 text/event-stream with
- * one frame per part of the answer as the chat service produces it, and the stream closes at the
- * end. A visitor who disconnects cancels the generation; what was produced is still saved.
- */
+/** POST /v1/chat (spec part 4): JSON errors before the answer, then the answer as SSE frames. */
 @Controller('v1')
 export class ChatController {
-  constructor(
-    private readonly rpc: RpcClient,
-    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-    @Inject(GATEWAY_LOGGER) private readonly logger: Logger,
-  ) {}
+  constructor(private readonly streamer: ChatStreamer) {}
 
   @Post('chat')
   @RequireScope('chat:invoke')
   async chat(@Caller() ctx: CallerContext, @Body(dto(ChatRequest, 'body')) body: ChatRequest, @Res() reply: FastifyReply): Promise<void> {
     checkBotAccess(ctx, body.chatbotId, 'body');
-    const turnId = randomUUID();
-    const stream = new TurnStream(this.nc, `_SA.chat.${turnId}`, this.config.chatIdleTimeoutMs);
-    let started;
-    try {
-      started = await this.rpc.send('chat.turn.start', { ...body, streamSubject: stream.subject, turnId, channel: 'api' }, ctx, { timeoutMs: this.config.chatStartTimeoutMs });
-    } catch (err) {
-      stream.close();
-      throw err;
-    }
-
-    reply.hijack();
-    const raw = reply.raw;
-    raw.writeHead(200, {
-      ...(reply.getHeaders() as Record<string, string>),
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      'x-accel-buffering': 'no',
-      connection: 'keep-alive',
-      'x-session-id': started.session_id,
-      ...(started.chatbot_id ? { 'x-chatbot-id': started.chatbot_id } : {}),
-    });
-    raw.flushHeaders();
-
-    let finished = false;
-    const cancel = () => this.nc.publish(CHAT_CANCEL_SUBJECT, Buffer.from(JSON.stringify({ turn_id: turnId } satisfies ChatTurnCancel)));
-    raw.on('close', () => {
-      if (finished) return;
-      finished = true;
-      cancel();
-      stream.close();
-      this.logger.info({ request_id: ctx.requestId, turn_id: turnId }, 'chat client disconnected; generation cancelled');
-    });
-    try {
-      for await (const event of stream.events()) {
-        if (finished) break;
-        if (event.type === 'delta') raw.write(sseFrame(event.text));
-        else if (event.type === 'error') this.logger.error({ request_id: ctx.requestId, turn_id: turnId, code: event.code, err: event.message }, 'chat stream ended with an error');
-      }
-    } catch (err) {
-      if (err instanceof StreamIdle) cancel();
-      this.logger.error({ request_id: ctx.requestId, turn_id: turnId, err: (err as Error).message }, 'chat stream broke off');
-    } finally {
-      stream.close();
-      if (!finished) {
-        finished = true;
-        raw.end();
-      }
-    }
+    await this.streamer.stream(ctx, body, 'api', reply);
   }
 }

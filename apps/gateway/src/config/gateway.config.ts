@@ -23,6 +23,9 @@ export const loadGatewayConfig = (source: Record<string, string | undefined> = p
       chatStartTimeoutMs: env.int('CHAT_START_TIMEOUT_MS', 10000, { min: 100 }),
       /** A chat stream with no new part for this long is ended (the chat service may have died). */
       chatIdleTimeoutMs: env.int('CHAT_IDLE_TIMEOUT_MS', 30000, { min: 100 }),
+      /** Public widget routes: requests per client IP (and per session) per window. */
+      widgetRateLimitRequests: env.int('WIDGET_RATE_LIMIT_REQUESTS', 120, { min: 1 }),
+      widgetRateLimitWindowSeconds: env.int('WIDGET_RATE_LIMIT_WINDOW_SECONDS', 60, { min: 1, max: 86400 }),
       planLimits: env.json<Partial<Record<Plan, Partial<PlanLimit>>>>('PLAN_LIMITS', {}),
     },
     source,

@@ -87,9 +87,13 @@ export interface ScoredSession {
   sentiment: string;
   /** Null when the visitor gave no qualification answers. */
   qualification: Record<string, string> | null;
-  capturedVia: Extract<CaptureMethod, 'conversational' | 'inferred'>;
+  /** conversational/inferred from the scorer; form from the widget's lead form. */
+  capturedVia: CaptureMethod;
   confidence: number;
+  /** Null when the write scored no chat message (identify, form): the earlier value is kept. */
   scoredMessageId: string | null;
+  /** From the widget's identify call; null keeps the earlier value (a turn never wipes it). */
+  externalUserId?: string | null;
 }
 
 export interface ListLeadsQuery {
@@ -110,23 +114,25 @@ export class LeadsRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
   /**
-   * Creates the session's lead or updates it with the new score. Contact details and the company
-   * keep their earlier values when this turn found none; qualification answers are merged; a lead
-   * captured through the form stays `form`, an inferred one becomes `conversational` once the
-   * visitor gives contact details; status, notes, notified_at and the rest are never touched.
+   * Creates the session's lead or updates it with the new score. Contact details, the company and
+   * external_user_id keep their earlier values when this write has none; qualification answers are
+   * merged; the lead form always makes it `form` and a `form` lead stays `form`; an inferred one
+   * becomes `conversational` once the visitor gives contact details in the chat; status, notes,
+   * notified_at and the rest are never touched.
    */
   async upsert(manager: EntityManager, s: ScoredSession): Promise<LeadRow> {
     const [row] = await queryRows<LeadRow>(
       manager,
       `INSERT INTO leads.leads AS l (tenant_id, chatbot_id, session_id, channel, name, email, phone, company, intent_category, intent_summary,
-                                     score, score_band, sentiment, qualification, captured_via, confidence, scored_message_id)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, $15, $16, $17)
+                                     score, score_band, sentiment, qualification, captured_via, confidence, scored_message_id, external_user_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, $15, $16, $17, $18)
        ON CONFLICT (tenant_id, session_id) DO UPDATE SET
          chatbot_id = COALESCE(l.chatbot_id, EXCLUDED.chatbot_id),
          name = COALESCE(EXCLUDED.name, l.name),
          email = COALESCE(EXCLUDED.email, l.email),
          phone = COALESCE(EXCLUDED.phone, l.phone),
          company = COALESCE(EXCLUDED.company, l.company),
+         external_user_id = COALESCE(EXCLUDED.external_user_id, l.external_user_id),
          intent_category = EXCLUDED.intent_category,
          intent_summary = EXCLUDED.intent_summary,
          score = EXCLUDED.score,
@@ -135,11 +141,11 @@ export class LeadsRepository {
          qualification = CASE WHEN l.qualification IS NULL THEN EXCLUDED.qualification
                               WHEN EXCLUDED.qualification IS NULL THEN l.qualification
                               ELSE l.qualification || EXCLUDED.qualification END,
-         captured_via = CASE WHEN l.captured_via = 'form' THEN 'form'
+         captured_via = CASE WHEN l.captured_via = 'form' OR EXCLUDED.captured_via = 'form' THEN 'form'
                              WHEN EXCLUDED.captured_via = 'conversational' THEN 'conversational'
                              ELSE l.captured_via END,
          confidence = EXCLUDED.confidence,
-         scored_message_id = EXCLUDED.scored_message_id,
+         scored_message_id = COALESCE(EXCLUDED.scored_message_id, l.scored_message_id),
          updated_at = clock_timestamp()
        RETURNING ${LEAD_COLUMNS}`,
       [
@@ -160,8 +166,19 @@ export class LeadsRepository {
         s.capturedVia,
         s.confidence,
         s.scoredMessageId,
+        s.externalUserId ?? null,
       ],
     );
+    return row;
+  }
+
+  transaction<T>(fn: (m: EntityManager) => Promise<T>): Promise<T> {
+    return this.ds.transaction(fn);
+  }
+
+  /** The session's lead, if any; `lock` holds it (FOR UPDATE) until the transaction ends. */
+  async find(manager: EntityManager, tenantId: string, sessionId: string, lock = false): Promise<LeadRow | undefined> {
+    const [row] = await queryRows<LeadRow>(manager, `SELECT ${LEAD_COLUMNS} FROM leads.leads WHERE tenant_id = $1 AND session_id = $2${lock ? ' FOR UPDATE' : ''}`, [tenantId, sessionId]);
     return row;
   }
 

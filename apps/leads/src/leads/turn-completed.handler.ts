@@ -55,11 +55,14 @@ export class TurnCompletedHandler implements EventHandler {
     const visitor = all.filter((m) => m.role === 'user').slice(-SCORED_MESSAGES_MAX);
     if (!visitor.length) return;
 
+    // Details the lead already holds (the widget's identify call or lead form) still count.
+    const existing = await this.leads.find(manager, tenantId, data.session_id);
     const s = scoreSession(
       visitor.map((m) => m.content),
       { hot: this.config.hotThreshold, warm: this.config.warmThreshold },
+      existing ? { name: existing.name, email: existing.email, phone: existing.phone, company: existing.company, qualification: existing.qualification } : {},
     );
-    if (!s.isLead && !(await this.leads.exists(manager, tenantId, data.session_id))) return;
+    if (!s.isLead && !existing) return;
 
     const lead = await this.leads.upsert(manager, {
       tenantId,

@@ -139,3 +139,23 @@ describe('extractors', () => {
     expect(findQualification('予算は50万円です')).toEqual({ budget: '50万円です' });
   });
 });
+
+describe('scoreSession with known details (identify, lead form, the stored lead)', () => {
+  it('known contact details score like found ones but do not make the lead conversational', () => {
+    const plain = scoreSession(['How much is the premium plan?']);
+    const r = scoreSession(['How much is the premium plan?'], undefined, { email: 'kim@acme.io', name: 'Kim' });
+    expect(r.score).toBe(plain.score + 25 + 10 + 5);
+    expect(r).toEqual(expect.objectContaining({ email: 'kim@acme.io', name: 'Kim', company: 'Acme', capturedVia: 'inferred', isLead: true }));
+  });
+
+  it('details found in the messages win over known ones', () => {
+    const r = scoreSession(['mail me at new@globex.com'], undefined, { email: 'old@acme.io', company: 'Acme', qualification: { budget: '1k' } });
+    expect(r).toEqual(expect.objectContaining({ email: 'new@globex.com', company: 'Acme', capturedVia: 'conversational', qualification: { budget: '1k' } }));
+  });
+
+  it('no messages: scored from the known details alone', () => {
+    const r = scoreSession([], undefined, { phone: '+442079460958' });
+    expect(r).toEqual(expect.objectContaining({ score: 20, band: 'cold', category: 'general', capturedVia: 'inferred', isLead: true }));
+    expect(r.summary).not.toContain('Last message');
+  });
+});

@@ -223,19 +223,35 @@ function oneLine(s: string, max: number): string {
 }
 
 /**
+ * What is already known of the visitor outside the messages: the widget's identify call, its lead
+ * form, or the stored lead. Found in the messages wins; these fill the gaps and score the same.
+ */
+export interface KnownDetails {
+  name?: string | null;
+  email?: string | null;
+  phone?: string | null;
+  company?: string | null;
+  qualification?: Record<string, string> | null;
+}
+
+/**
  * Scores one session from the visitor's messages (oldest first). The last message counts as the
  * visitor's latest question in the summary. Every signal is looked for in the whole session.
+ * `known` details count as if found; `capturedVia` is `conversational` only for contact details
+ * the visitor gave in the messages.
  */
-export function scoreSession(userMessages: readonly string[], thresholds: ScoringThresholds = DEFAULT_THRESHOLDS): LeadScore {
+export function scoreSession(userMessages: readonly string[], thresholds: ScoringThresholds = DEFAULT_THRESHOLDS, known: KnownDetails = {}): LeadScore {
   const text = userMessages.join('\n');
   const lower = text.toLowerCase();
   const signals: string[] = [];
 
-  const email = findEmail(text);
-  const phone = findPhone(text, lower);
-  const name = findName(text);
-  const company = findCompany(text, email);
-  const qualification = findQualification(text);
+  const foundEmail = findEmail(text);
+  const foundPhone = findPhone(text, lower);
+  const email = foundEmail ?? known.email ?? null;
+  const phone = foundPhone ?? known.phone ?? null;
+  const name = findName(text) ?? known.name ?? null;
+  const company = findCompany(text, null) ?? known.company ?? companyFromEmail(email);
+  const qualification = { ...(known.qualification ?? {}), ...findQualification(text) };
 
   const perCategory = new Map<IntentCategory, string[]>();
   for (const [category, terms] of Object.entries(BUYING_TERMS) as [IntentCategory, readonly string[]][]) {
@@ -297,7 +313,7 @@ export function scoreSession(userMessages: readonly string[], thresholds: Scorin
   else if (perCategory.has('support')) category = 'support';
 
   const hasContact = Boolean(email || phone);
-  const capturedVia = hasContact ? 'conversational' : 'inferred';
+  const capturedVia = foundEmail || foundPhone ? 'conversational' : 'inferred';
   const isLead = hasContact || score >= thresholds.warm;
   const band = bandOf(score, thresholds);
 

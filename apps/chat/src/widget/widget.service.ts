@@ -1,0 +1,96 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { CallerContext, FeedbackRequest, HandoffRequest, TicketRequest, TicketView } from '@sa/contracts';
+import { BotAccessDenied, NotFound } from '@sa/errors';
+import { Outbox } from '@sa/events';
+import { MessagesRepository } from '../conversations/messages.repository';
+import { WidgetRepository } from './widget.repository';
+
+/**
+ * The visitor widget's actions besides chatting. The gateway's public widget routes call with
+ * ctx.tenantId = the bot's workspace and ctx.botIds = [that bot]: every action is limited to it.
+ */
+@Injectable()
+export class WidgetService {
+  constructor(
+    private readonly widget: WidgetRepository,
+    private readonly messages: MessagesRepository,
+    private readonly outbox: Outbox,
+    @InjectDataSource() private readonly ds: DataSource,
+  ) {}
+
+  /** Feedback on an assistant message of a session of the widget's bot; 404 for any other message. */
+  async feedback(ctx: CallerContext, req: FeedbackRequest): Promise<{ message_id: string; feedback: 'positive' | 'negative' }> {
+    const botId = widgetBot(ctx);
+    const ok = await this.widget.setBotMessageFeedback(ctx.tenantId, botId, req.sessionId, req.messageId, req.feedback);
+    if (!ok) throw new NotFound('Message');
+    return { message_id: req.messageId, feedback: req.feedback };
+  }
+
+  /** Stores a support ticket and writes ticket.created in the same transaction. */
+  async createTicket(ctx: CallerContext, req: TicketRequest): Promise<TicketView> {
+    const botId = requireBot(ctx, req.chatbotId);
+    return this.ds.transaction(async (m) => {
+      await this.checkSession(m, ctx.tenantId, req.sessionId, botId);
+      const ticket = await this.widget.insertTicket(m, {
+        tenantId: ctx.tenantId,
+        chatbotId: botId,
+        sessionId: req.sessionId,
+        email: req.email,
+        name: req.name ?? null,
+        subject: req.subject,
+        message: req.message,
+      });
+      await this.outbox.add(m, 'ticket.created', ctx.tenantId, {
+        ticket_id: ticket.id,
+        session_id: ticket.session_id,
+        chatbot_id: ticket.chatbot_id,
+        email: ticket.email,
+        name: ticket.name,
+        subject: ticket.subject,
+        message: ticket.message,
+      });
+      return ticket;
+    });
+  }
+
+  /** The visitor asks for a person: conversation.handoff (explicit). The session need not exist yet. */
+  async handoff(ctx: CallerContext, req: HandoffRequest): Promise<{ session_id: string; handoff: true }> {
+    const botId = requireBot(ctx, req.chatbotId);
+    await this.ds.transaction(async (m) => {
+      await this.checkSession(m, ctx.tenantId, req.sessionId, botId);
+      await this.outbox.add(m, 'conversation.handoff', ctx.tenantId, {
+        session_id: req.sessionId,
+        chatbot_id: botId,
+        channel: 'widget',
+        kind: 'explicit',
+        reason: req.reason ?? null,
+        message_id: null,
+        question: null,
+        language: null,
+      });
+    });
+    return { session_id: req.sessionId, handoff: true };
+  }
+
+  /** An existing session must belong to the widget's bot. */
+  private async checkSession(m: EntityManager, tenantId: string, sessionId: string, botId: string): Promise<void> {
+    const owner = await this.messages.sessionBot(tenantId, sessionId, m);
+    if (owner !== undefined && owner !== botId) throw new BotAccessDenied('This session belongs to another bot');
+  }
+}
+
+/** The bot of the widget route (ctx.botIds = [botId]). */
+function widgetBot(ctx: CallerContext): string {
+  const botId = ctx.botIds?.length === 1 ? ctx.botIds[0] : undefined;
+  if (!botId) throw new BotAccessDenied('Widget requests must name exactly one bot');
+  return botId;
+}
+
+/** The request's bot must be the widget route's bot. */
+function requireBot(ctx: CallerContext, chatbotId: string): string {
+  const botId = widgetBot(ctx);
+  if (chatbotId !== botId) throw new BotAccessDenied();
+  return botId;
+}

@@ -1,0 +1,83 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { NatsConnection } from 'nats';
+import type { Logger } from 'pino';
+import { CHAT_CANCEL_SUBJECT, CallerContext, ChatChannel, ChatRequest, ChatTurnCancel } from '@sa/contracts';
+import { NATS_CONNECTION, RpcClient } from '@sa/messaging';
+import { GATEWAY_LOGGER } from '../auth/auth.tokens';
+import { GATEWAY_CONFIG, GatewayConfig } from '../config/gateway.config';
+import { StreamIdle, TurnStream } from './turn-stream';
+
+/** One SSE frame of the spec: `data: <json>` and a blank line, the JSON with choices[0].delta.content. */
+export function sseFrame(text: string): string {
+  return `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text } }] })}\n\n`;
+}
+
+/**
+ * Runs one chat turn for an HTTP client (POST /v1/chat and the widget's chat). Errors before the
+ * answer starts (validation, bot access, quota, a chat service that does not answer) are thrown,
+ * so they become ordinary JSON errors. Then 200 text/event-stream with one frame per part of the
+ * answer as the chat service produces it; the stream closes at the end. A client that disconnects
+ * cancels the generation; what was produced is still saved by the chat service.
+ */
+@Injectable()
+export class ChatStreamer {
+  constructor(
+    private readonly rpc: RpcClient,
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    @Inject(GATEWAY_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  async stream(ctx: CallerContext, body: ChatRequest, channel: ChatChannel, reply: FastifyReply): Promise<void> {
+    const turnId = randomUUID();
+    const stream = new TurnStream(this.nc, `_SA.chat.${turnId}`, this.config.chatIdleTimeoutMs);
+    let started;
+    try {
+      started = await this.rpc.send('chat.turn.start', { ...body, streamSubject: stream.subject, turnId, channel }, ctx, { timeoutMs: this.config.chatStartTimeoutMs });
+    } catch (err) {
+      stream.close();
+      throw err;
+    }
+
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, {
+      ...(reply.getHeaders() as Record<string, string>),
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      'x-accel-buffering': 'no',
+      connection: 'keep-alive',
+      'x-session-id': started.session_id,
+      ...(started.chatbot_id ? { 'x-chatbot-id': started.chatbot_id } : {}),
+    });
+    raw.flushHeaders();
+
+    let finished = false;
+    const cancel = () => this.nc.publish(CHAT_CANCEL_SUBJECT, Buffer.from(JSON.stringify({ turn_id: turnId } satisfies ChatTurnCancel)));
+    raw.on('close', () => {
+      if (finished) return;
+      finished = true;
+      cancel();
+      stream.close();
+      this.logger.info({ request_id: ctx.requestId, turn_id: turnId }, 'chat client disconnected; generation cancelled');
+    });
+    try {
+      for await (const event of stream.events()) {
+        if (finished) break;
+        if (event.type === 'delta') raw.write(sseFrame(event.text));
+        else if (event.type === 'error') this.logger.error({ request_id: ctx.requestId, turn_id: turnId, code: event.code, err: event.message }, 'chat stream ended with an error');
+      }
+    } catch (err) {
+      if (err instanceof StreamIdle) cancel();
+      this.logger.error({ request_id: ctx.requestId, turn_id: turnId, err: (err as Error).message }, 'chat stream broke off');
+    } finally {
+      stream.close();
+      if (!finished) {
+        finished = true;
+        raw.end();
+      }
+    }
+  }
+}

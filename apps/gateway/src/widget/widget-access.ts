@@ -1,0 +1,69 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
+import { CallerContext, Plan, PublicBot, Scope } from '@sa/contracts';
+import { ApiLocked, DomainError, NotFound, RateLimited } from '@sa/errors';
+import { PlanLimit, TokenVerifier, entitlementsOf, hasLiveApiAccess } from '@sa/identity';
+import { RpcClient } from '@sa/messaging';
+import { PLAN_LIMITS } from '../auth/auth.tokens';
+import type { RateLimiter } from '../rate-limit/rate-limiter';
+
+export const WIDGET_RATE_LIMITER = Symbol('WIDGET_RATE_LIMITER');
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The public widget routes carry no token: the bot in the path names the workspace. This builds
+ * the caller context for them: the bot must exist and its workspace be live, the client IP and
+ * the session are rate-limited, and the context is limited to that one bot, so nothing a visitor
+ * sends can reach another bot or workspace.
+ */
+@Injectable()
+export class WidgetAccess {
+  private readonly bots = new LRUCache<string, PublicBot | 'missing'>({ max: 10000, ttl: 30_000 });
+
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly verifier: TokenVerifier,
+    @Inject(WIDGET_RATE_LIMITER) private readonly limiter: RateLimiter,
+    @Inject(PLAN_LIMITS) private readonly planLimits: Record<Plan, PlanLimit>,
+  ) {}
+
+  async context(botId: string, req: FastifyRequest, reply: FastifyReply, sessionId: string | undefined, scopes: Scope[]): Promise<CallerContext> {
+    await this.limit(reply, `widget:ip:${req.ip}`);
+    const bot = await this.bot(botId);
+    const workspace = await this.verifier.workspaceById(bot.tenant_id);
+    if (!workspace) throw new NotFound('Bot');
+    if (!hasLiveApiAccess(workspace)) throw new ApiLocked('This bot is not available right now');
+    if (sessionId) await this.limit(reply, `widget:session:${bot.id}:${sessionId}`);
+    return {
+      tenantId: bot.tenant_id,
+      tokenId: null,
+      scopes,
+      botIds: [bot.id],
+      requestId: String(req.id),
+      entitlements: entitlementsOf(workspace, this.planLimits),
+    };
+  }
+
+  private async bot(botId: string): Promise<PublicBot> {
+    if (!UUID.test(botId)) throw new NotFound('Bot');
+    let bot = this.bots.get(botId);
+    if (!bot) {
+      try {
+        bot = await this.rpc.send('bots.bot.public', { botId });
+      } catch (err) {
+        if (err instanceof DomainError && err.code === 'not_found') bot = 'missing';
+        else throw err;
+      }
+      this.bots.set(botId, bot, bot === 'missing' ? { ttl: 5_000 } : undefined);
+    }
+    if (bot === 'missing') throw new NotFound('Bot');
+    return bot;
+  }
+
+  private async limit(reply: FastifyReply, key: string): Promise<void> {
+    const rate = await this.limiter.hit(key);
+    reply.header('x-ratelimit-limit', rate.limit).header('x-ratelimit-remaining', rate.remaining).header('x-ratelimit-reset', rate.resetSeconds);
+    if (!rate.allowed) throw new RateLimited(rate.resetSeconds);
+  }
+}
