@@ -75,6 +75,36 @@ describe('visitor widget API (/widget/v1/bots/{botId}/…)', () => {
     expect(handoff.body.data).toEqual({ session_id: 'widget-ticket', handoff: true });
   });
 
+  it('bookings made through the widget go through every allowed and forbidden transition', async () => {
+    const make = async (slot: string) => {
+      const res = await post(bot, 'bookings', { name: 'Visitor', email: 'visitor@example.com', phone: '+44 20 7946 0000', requestedSlot: slot, timeZone: 'Europe/London' });
+      expect(res.status).toBe(201);
+      return res.body.data.id as string;
+    };
+    const patch = async (id: string, body: unknown) => (await ws.api.patch(`/bookings/${id}`, body)).status;
+    const a = await make('2027-04-01T09:00:00+01:00');
+    expect(await patch(a, { action: 'reschedule' })).toBe(400);
+    expect(await patch(a, { action: 'reschedule', requestedSlot: '2027-04-02T09:00:00' })).toBe(400);
+    expect(await patch(a, { action: 'reschedule', requestedSlot: '2027-04-02T09:00:00+01:00' })).toBe(200);
+    expect(await patch(a, { action: 'confirm' })).toBe(200);
+    expect(await patch(a, { action: 'confirm' })).toBe(409);
+    expect(await patch(a, { action: 'reject' })).toBe(409);
+    expect(await patch(a, { action: 'reschedule', requestedSlot: '2027-04-03T09:00:00+01:00' })).toBe(200);
+    expect(await patch(a, { action: 'cancel', cancelComment: 'Plans changed' })).toBe(200);
+    expect(await patch(a, { action: 'cancel' })).toBe(409);
+    expect(await patch(a, { action: 'reschedule', requestedSlot: '2027-04-04T09:00:00+01:00' })).toBe(409);
+    const b = await make('2027-05-01T09:00:00+01:00');
+    expect(await patch(b, { action: 'reject', rejectionComment: 'x'.repeat(501) })).toBe(400);
+    expect(await patch(b, { action: 'reject', rejectionComment: 'Fully booked that day' })).toBe(200);
+    expect(await patch(b, { action: 'confirm' })).toBe(409);
+    expect(await patch(b, { action: 'cancel' })).toBe(409);
+    const got = (await ws.api.get(`/bookings/${b}`)).body.data;
+    expect(got).toEqual(expect.objectContaining({ status: 'rejected', rejection_comment: 'Fully booked that day', rejected_at: expect.any(String) }));
+    const stranger = await newWorkspace();
+    expect((await stranger.api.get(`/bookings/${b}`)).status).toBe(404);
+    expect((await stranger.api.patch(`/bookings/${b}`, { action: 'cancel' })).status).toBe(404);
+  });
+
   it('an unknown bot is 404, a lapsed workspace 402; no field can reach another workspace', async () => {
     expect((await post('00000000-0000-4000-8000-000000000000', 'handoff', { sessionId: 'x' })).status).toBe(404);
     expect((await post('not-a-bot', 'handoff', { sessionId: 'x' })).status).toBe(404);
