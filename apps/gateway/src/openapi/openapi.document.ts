@@ -12,9 +12,9 @@ import type { ErrorCode, Scope } from '@sa/contracts';
 // ---------------------------------------------------------------------------------------------
 // A small JSON Schema (2020-12, as used by OpenAPI 3.1) vocabulary, typed to catch typos.
 
-type JsonType = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array' | 'null';
+export type JsonType = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array' | 'null';
 
-interface Schema {
+export interface Schema {
   $ref?: string;
   type?: JsonType | JsonType[];
   format?: string;
@@ -42,7 +42,7 @@ interface Schema {
   then?: Schema;
 }
 
-interface Parameter {
+export interface Parameter {
   name: string;
   in: 'query' | 'path';
   required: boolean;
@@ -50,26 +50,26 @@ interface Parameter {
   schema: Schema;
 }
 
-interface Header {
+export interface Header {
   description: string;
   required?: boolean;
   schema: Schema;
 }
 
-interface MediaType {
+export interface MediaType {
   schema: Schema;
   example?: unknown;
 }
 
-interface Response {
+export interface Response {
   description: string;
   headers?: Record<string, Header>;
   content?: Record<string, MediaType>;
 }
 
-type ResponseOrRef = Response | { $ref: string };
+export type ResponseOrRef = Response | { $ref: string };
 
-interface Operation {
+export interface Operation {
   operationId: string;
   summary: string;
   description: string;
@@ -81,37 +81,37 @@ interface Operation {
   responses: Record<string, ResponseOrRef>;
 }
 
-type HttpMethod = 'get' | 'post' | 'patch';
-type PathItem = Partial<Record<HttpMethod, Operation>>;
+export type HttpMethod = 'get' | 'post' | 'patch';
+export type PathItem = Partial<Record<HttpMethod, Operation>>;
 
 // ---------------------------------------------------------------------------------------------
 // Schema helpers.
 
 const JSON_MEDIA = 'application/json';
 
-const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
-const str = (extra: Omit<Schema, 'type'> = {}): Schema => ({ type: 'string', ...extra });
-const int = (extra: Omit<Schema, 'type'> = {}): Schema => ({ type: 'integer', ...extra });
+export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+export const str = (extra: Omit<Schema, 'type'> = {}): Schema => ({ type: 'string', ...extra });
+export const int = (extra: Omit<Schema, 'type'> = {}): Schema => ({ type: 'integer', ...extra });
 const num = (extra: Omit<Schema, 'type'> = {}): Schema => ({ type: 'number', ...extra });
-const uuid = (description?: string): Schema => str({ format: 'uuid', ...(description ? { description } : {}) });
-const dateTime = (description?: string): Schema => str({ format: 'date-time', ...(description ? { description } : {}) });
+export const uuid = (description?: string): Schema => str({ format: 'uuid', ...(description ? { description } : {}) });
+export const dateTime = (description?: string): Schema => str({ format: 'date-time', ...(description ? { description } : {}) });
 const oneOfValues = (values: string[], description?: string): Schema => str({ enum: values, ...(description ? { description } : {}) });
-const stringMap = (description: string): Schema => ({ type: 'object', additionalProperties: { type: 'string' }, description });
+export const stringMap = (description: string): Schema => ({ type: 'object', additionalProperties: { type: 'string' }, description });
 
 /** The same schema, also allowing JSON null (a 3.1 type array; an enum gains null as a value). */
-function nullable(schema: Schema): Schema {
+export function nullable(schema: Schema): Schema {
   if (typeof schema.type !== 'string') throw new Error('nullable() needs a schema with a single type');
   return { ...schema, type: [schema.type, 'null'], ...(schema.enum ? { enum: [...schema.enum, null] } : {}) };
 }
 
 /** An object schema whose members are all required unless `extra.required` says otherwise. */
-function obj(properties: Record<string, Schema>, extra: Omit<Schema, 'type' | 'properties'> = {}): Schema {
+export function obj(properties: Record<string, Schema>, extra: Omit<Schema, 'type' | 'properties'> = {}): Schema {
   const { required = Object.keys(properties), ...rest } = extra;
   return { type: 'object', ...rest, properties, ...(required.length ? { required } : {}) };
 }
 
 /** The `{data: X}` envelope of a success response. */
-function dataOf(schema: Schema): Schema {
+export function dataOf(schema: Schema): Schema {
   return obj({ data: schema });
 }
 
@@ -120,7 +120,7 @@ function listOf(schema: Schema, maxItems?: number): Schema {
   return dataOf({ type: 'array', items: schema, ...(maxItems ? { maxItems } : {}) });
 }
 
-function json(schema: Schema): Record<string, MediaType> {
+export function json(schema: Schema): Record<string, MediaType> {
   return { [JSON_MEDIA]: { schema } };
 }
 
@@ -141,7 +141,7 @@ const CODES_BY_STATUS: Record<number, ErrorCode[]> = {
 };
 
 const codeList = (codes: string[]): string => codes.map((code) => `\`${code}\``).join(', ');
-const codesFor = (status: number): string => codeList(CODES_BY_STATUS[status] ?? []);
+export const codesFor = (status: number): string => codeList(CODES_BY_STATUS[status] ?? []);
 
 // ---------------------------------------------------------------------------------------------
 // Enumerations, exactly as in the spec.
@@ -151,7 +151,7 @@ const ENTERPRISE_TIERS = ['starter', 'growth', 'scale'];
 const KB_SOURCE_TYPES = ['url', 'file', 'qa', 'snippet'];
 const KB_STATUSES = ['queued', 'processing', 'ready', 'failed'];
 const MESSAGE_ROLES = ['user', 'assistant'];
-const FEEDBACK_VALUES = ['positive', 'negative'];
+export const FEEDBACK_VALUES = ['positive', 'negative'];
 const LEAD_STATUSES = ['new', 'contacted', 'qualified', 'won', 'lost'];
 const SCORE_BANDS = ['hot', 'warm', 'cold'];
 const CAPTURE_KINDS = ['conversational', 'form', 'inferred'];
@@ -164,7 +164,7 @@ const CHAT_LANGUAGES = ['en-IN', 'ja-JP', 'ko-KR', 'zh-CN', 'ms-MY', 'id-ID', 't
 
 const LANGUAGE_DESCRIPTION = 'Language code such as a locale tag (BCP 47), for example `en` or `ja-JP`.';
 
-const schemas: Record<string, Schema> = {
+export const schemas: Record<string, Schema> = {
   Bot: obj(
     {
       id: uuid(),
@@ -421,7 +421,7 @@ const schemas: Record<string, Schema> = {
 // ---------------------------------------------------------------------------------------------
 // Shared error responses (spec part 7).
 
-const errorResponse = (description: string, extra: Omit<Response, 'description' | 'content'> = {}): Response => ({
+export const errorResponse = (description: string, extra: Omit<Response, 'description' | 'content'> = {}): Response => ({
   description,
   ...extra,
   content: json(ref('ErrorObject')),
@@ -747,7 +747,7 @@ function build(): Record<string, unknown> {
   };
 }
 
-function deepFreeze<T>(value: T): T {
+export function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const member of Object.values(value)) deepFreeze(member);

@@ -1,0 +1,265 @@
+import 'reflect-metadata';
+import { spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { PATH_METADATA } from '@nestjs/common/constants';
+import { buildOpenApiDocument } from './openapi.document';
+import { OpenApiController } from './openapi.controller';
+import { buildWidgetOpenApiDocument } from './widget-openapi.document';
+
+type Json = Record<string, any>;
+
+const doc = buildWidgetOpenApiDocument() as Json;
+const schemas = doc.components.schemas as Record<string, Json>;
+
+/** @seriousme/openapi-schema-validator is ESM only; it runs in a plain Node child process (as in openapi.document.spec.ts). */
+function validateWithOpenApiSchemaValidator(spec: unknown): { valid: boolean; version?: string; errors?: unknown } {
+  const validatorDir = dirname(require.resolve('@seriousme/openapi-schema-validator/package.json'));
+  const entry = pathToFileURL(join(validatorDir, 'index.js')).href;
+  const script = `
+    import { Validator } from ${JSON.stringify(entry)};
+    let input = '';
+    for await (const chunk of process.stdin) input += chunk;
+    const validator = new Validator();
+    const result = await validator.validate(JSON.parse(input));
+    process.stdout.write(JSON.stringify({ ...result, version: validator.version }));
+  `;
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { input: JSON.stringify(spec), encoding: 'utf8' });
+  if (child.status !== 0) throw new Error(`validator process failed: ${child.stderr}`);
+  return JSON.parse(child.stdout);
+}
+
+/** ajv with JSON Schema 2020-12, loaded from where the validator finds it. */
+function newAjv2020(): { compile(schema: unknown): ((data: unknown) => boolean) & { errors?: unknown } } {
+  const validatorDir = dirname(require.resolve('@seriousme/openapi-schema-validator/package.json'));
+  const load = (id: string) => require(require.resolve(id, { paths: [validatorDir] }));
+  const Ajv2020 = load('ajv/dist/2020').default;
+  const addFormats = load('ajv-formats').default;
+  const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true, allErrors: true });
+  addFormats(ajv);
+  ajv.addKeyword('x-extension');
+  ajv.addKeyword('components');
+  ajv.addSchema({ $id: 'https://openapi.test/widget', components: { schemas: structuredClone(schemas) } });
+  return ajv;
+}
+
+function collectRefs(value: unknown, out: string[] = []): string[] {
+  if (Array.isArray(value)) value.forEach((v) => collectRefs(v, out));
+  else if (value && typeof value === 'object') {
+    for (const [key, v] of Object.entries(value)) {
+      if (key === '$ref' && typeof v === 'string') out.push(v);
+      else collectRefs(v, out);
+    }
+  }
+  return out;
+}
+
+function resolvePointer(root: unknown, ref: string): unknown {
+  if (!ref.startsWith('#/')) return undefined;
+  return ref
+    .slice(2)
+    .split('/')
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce<unknown>((node, part) => (node && typeof node === 'object' ? (node as Json)[part] : undefined), root);
+}
+
+const routes: [string, string, string, string][] = [
+  // [path, success status, request schema, data schema]
+  ['/bots/{botId}/chat', '200', 'WidgetChatRequest', ''],
+  ['/bots/{botId}/feedback', '200', 'WidgetFeedbackRequest', 'FeedbackResult'],
+  ['/bots/{botId}/identify', '200', 'WidgetIdentifyRequest', 'IdentifyResult'],
+  ['/bots/{botId}/leads', '201', 'WidgetLeadRequest', 'Lead'],
+  ['/bots/{botId}/bookings', '201', 'WidgetBookingRequest', 'Booking'],
+  ['/bots/{botId}/tickets', '201', 'WidgetTicketRequest', 'Ticket'],
+  ['/bots/{botId}/handoff', '200', 'WidgetHandoffRequest', 'HandoffResult'],
+];
+
+const post = (path: string): Json => doc.paths[path].post;
+
+describe('buildWidgetOpenApiDocument', () => {
+  it('is a valid OpenAPI 3.1 document (@seriousme/openapi-schema-validator)', () => {
+    const result = validateWithOpenApiSchemaValidator(doc);
+    if (!result.valid) console.error(JSON.stringify(result.errors, null, 2));
+    expect(result.valid).toBe(true);
+    expect(result.version).toBe('3.1');
+  });
+
+  it('declares OpenAPI 3.1.0, its own title and version, and the /widget/v1 server', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.title).toBe('Support-Agent Service — Visitor Widget API');
+    expect(doc.info.version).toBe('1.0.0');
+    expect(doc.info.description).toContain("this implementation's own API");
+    expect(doc.servers).toEqual([expect.objectContaining({ url: '/widget/v1' })]);
+  });
+
+  it('is deterministic, built once and frozen', () => {
+    expect(buildWidgetOpenApiDocument()).toBe(doc);
+    expect(Object.isFrozen(doc)).toBe(true);
+    expect(Object.isFrozen(buildOpenApiDocument())).toBe(true);
+  });
+
+  it('has the 7 widget operations (and its own description), with unique operationIds and no authentication', () => {
+    const actual = Object.entries(doc.paths as Record<string, Json>).flatMap(([path, item]) => Object.keys(item).map((m) => `${m} ${path}`));
+    expect(actual.sort()).toEqual([...routes.map(([p]) => `post ${p}`), 'get /openapi.json'].sort());
+    const ops = Object.values(doc.paths as Record<string, Json>).flatMap((item) => Object.values(item) as Json[]);
+    expect(new Set(ops.map((o) => o.operationId)).size).toBe(8);
+    for (const o of ops) {
+      expect(o.security).toEqual([]);
+      expect(o['x-required-scope']).toBeUndefined();
+    }
+    expect(doc.security).toEqual([]);
+    expect(doc.components.securitySchemes).toBeUndefined();
+  });
+
+  it('never uses `nullable` (3.1 uses type arrays)', () => {
+    expect(JSON.stringify(doc)).not.toContain('nullable');
+    expect(schemas.Booking.properties.notes.type).toEqual(['string', 'null']);
+    expect(schemas.Ticket.properties.name.type).toEqual(['string', 'null']);
+  });
+
+  it('resolves every $ref to an existing component', () => {
+    const refs = collectRefs(doc);
+    expect(refs.length).toBeGreaterThan(0);
+    for (const ref of new Set(refs)) {
+      expect(ref).toMatch(/^#\/components\/(schemas|responses)\//);
+      expect([ref, resolvePointer(doc, ref)]).toEqual([ref, expect.anything()]);
+    }
+  });
+
+  it('reuses the REST document\'s Booking and Lead', () => {
+    const rest = (buildOpenApiDocument() as Json).components.schemas;
+    for (const name of ['Booking', 'Lead', 'ErrorObject', 'ValidationError', 'ValidationIssue', 'ChatChunk']) expect(schemas[name]).toEqual(rest[name]);
+  });
+
+  describe.each(routes)('POST %s', (path, status, body, data) => {
+    it('takes the bot id in the path and a closed JSON body', () => {
+      const o = post(path);
+      expect(o.parameters).toEqual([expect.objectContaining({ name: 'botId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } })]);
+      expect(o.requestBody.content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${body}` });
+      expect(schemas[body].additionalProperties).toBe(false);
+    });
+
+    it(`answers ${status} and the widget errors`, () => {
+      const responses = post(path).responses;
+      expect(Object.keys(responses).sort()).toEqual([status, '400', '402', '404', '429', '503'].sort());
+      for (const [s, name] of [['400', 'BadRequest'], ['402', 'PaymentRequired'], ['404', 'NotFound'], ['429', 'TooManyRequests'], ['503', 'ServiceUnavailable']]) {
+        expect(responses[s]).toEqual({ $ref: `#/components/responses/${name}` });
+      }
+      if (data) {
+        const schema = responses[status].content['application/json'].schema;
+        expect(schema).toMatchObject({ type: 'object', required: ['data'] });
+        expect(schema.properties.data).toEqual({ $ref: `#/components/schemas/${data}` });
+      } else {
+        expect(Object.keys(responses[status].content)).toEqual(['text/event-stream']);
+        expect(responses[status].content['text/event-stream'].schema.description).toContain('choices[0].delta.content');
+      }
+    });
+  });
+
+  it('describes the errors: api_locked, unknown bot, Retry-After', () => {
+    const r = doc.components.responses;
+    expect(r.PaymentRequired.description).toContain('`api_locked`');
+    expect(r.NotFound.description).toContain('Unknown bot');
+    expect(r.TooManyRequests.headers['Retry-After']).toMatchObject({ required: true, schema: { type: 'integer' } });
+    expect(r.BadRequest.content['application/json'].schema.oneOf).toEqual([{ $ref: '#/components/schemas/ErrorObject' }, { $ref: '#/components/schemas/ValidationError' }]);
+    expect(r.Unauthorized).toBeUndefined();
+    expect(r.Forbidden).toBeUndefined();
+  });
+
+  describe('request schemas as JSON Schema 2020-12 (ajv, strict) with the limits of libs/contracts', () => {
+    const ajv = newAjv2020();
+    const validate = (name: string) =>
+      ajv.compile(JSON.parse(JSON.stringify({ $ref: `#/components/schemas/${name}` }).replaceAll('"#/components/', '"https://openapi.test/widget#/components/')));
+    const uuidA = '2f1b8a52-4c1e-4d7a-9a57-0c5f2d0b6e11';
+
+    it('compiles every component schema', () => {
+      for (const name of Object.keys(schemas)) expect(() => validate(name)).not.toThrow();
+    });
+
+    it('WidgetChatRequest', () => {
+      const v = validate('WidgetChatRequest');
+      expect(v({ message: 'Hi', sessionId: 's'.repeat(120), language: 'ja-JP' })).toBe(true);
+      expect(v({ message: 'x'.repeat(2000) })).toBe(true);
+      expect(v({ message: 'x'.repeat(2001) })).toBe(false);
+      expect(v({ message: '   ' })).toBe(false);
+      expect(v({ message: 'Hi', sessionId: '' })).toBe(false);
+      expect(v({ message: 'Hi', sessionId: 's'.repeat(121) })).toBe(false);
+      expect(v({ message: 'Hi', chatbotId: uuidA })).toBe(false);
+    });
+
+    it('WidgetFeedbackRequest', () => {
+      const v = validate('WidgetFeedbackRequest');
+      expect(v({ sessionId: 's1', messageId: uuidA, feedback: 'positive' })).toBe(true);
+      expect(v({ sessionId: 's1', messageId: uuidA, feedback: 'neutral' })).toBe(false);
+      expect(v({ sessionId: 's1', messageId: 'nope', feedback: 'negative' })).toBe(false);
+      expect(v({ messageId: uuidA, feedback: 'negative' })).toBe(false);
+    });
+
+    it('WidgetIdentifyRequest', () => {
+      const v = validate('WidgetIdentifyRequest');
+      expect(v({ sessionId: 's1', externalUserId: 'u-1', name: 'Ana', email: 'ana@example.com', phone: '+100' })).toBe(true);
+      expect(v({ sessionId: 's1', externalUserId: ' ' })).toBe(false);
+      expect(v({ sessionId: 's1', externalUserId: 'x'.repeat(201) })).toBe(false);
+      expect(v({ sessionId: 's1', externalUserId: 'u', email: 'not-an-email' })).toBe(false);
+      expect(v({ sessionId: 's1', externalUserId: 'u', phone: '12' })).toBe(false);
+    });
+
+    it('WidgetLeadRequest', () => {
+      const v = validate('WidgetLeadRequest');
+      expect(v({})).toBe(true);
+      expect(v({ name: 'Ana', company: 'Acme', message: 'x'.repeat(2000), qualification: { budget: 'high' } })).toBe(true);
+      expect(v({ message: 'x'.repeat(2001) })).toBe(false);
+      expect(v({ qualification: { budget: 1 } })).toBe(false);
+      expect(v({ score: 100 })).toBe(false);
+    });
+
+    it('WidgetBookingRequest', () => {
+      const v = validate('WidgetBookingRequest');
+      const ok = { name: 'Ana', email: 'ana@example.com', phone: '+100' };
+      expect(v(ok)).toBe(true);
+      expect(v({ ...ok, requestedSlot: '2026-12-01T10:00:00+03:00', country: 'FR', timeZone: 'Europe/Paris', notes: '', customFields: { a: 'b' } })).toBe(true);
+      expect(v({ ...ok, country: 'FRA' })).toBe(false);
+      expect(v({ ...ok, timeZone: 'x'.repeat(65) })).toBe(false);
+      expect(v({ ...ok, notes: 'x'.repeat(2001) })).toBe(false);
+      expect(v({ ...ok, name: ' ' })).toBe(false);
+      expect(v({ name: 'Ana', email: 'ana@example.com' })).toBe(false);
+      expect(v({ ...ok, status: 'confirmed' })).toBe(false);
+    });
+
+    it('WidgetTicketRequest', () => {
+      const v = validate('WidgetTicketRequest');
+      const ok = { sessionId: 's1', email: 'ana@example.com', subject: 'Help', message: 'x'.repeat(5000) };
+      expect(v(ok)).toBe(true);
+      expect(v({ ...ok, message: 'x'.repeat(5001) })).toBe(false);
+      expect(v({ ...ok, subject: 'x'.repeat(201) })).toBe(false);
+      const { sessionId: _omitted, ...noSession } = ok;
+      expect(v(noSession)).toBe(false);
+    });
+
+    it('WidgetHandoffRequest', () => {
+      const v = validate('WidgetHandoffRequest');
+      expect(v({ sessionId: 's1' })).toBe(true);
+      expect(v({ sessionId: 's1', reason: 'x'.repeat(500) })).toBe(true);
+      expect(v({ sessionId: 's1', reason: 'x'.repeat(501) })).toBe(false);
+      expect(v({ reason: 'now' })).toBe(false);
+    });
+
+    it('accepts the results the routes send', () => {
+      expect(validate('FeedbackResult')({ message_id: uuidA, feedback: 'negative' })).toBe(true);
+      expect(validate('IdentifyResult')({ session_id: 's1', lead_id: null })).toBe(true);
+      expect(validate('HandoffResult')({ session_id: 's1', handoff: true })).toBe(true);
+      const ticket = { id: uuidA, session_id: 's1', chatbot_id: uuidA, email: 'a@b.co', name: null, subject: 'Help', message: 'Hi', created_at: '2026-03-01T10:00:00.000Z' };
+      expect(validate('Ticket')(ticket)).toBe(true);
+    });
+  });
+});
+
+describe('OpenApiController', () => {
+  it('serves both documents without a token', () => {
+    const controller = new OpenApiController();
+    expect(controller.openapi()).toBe(buildOpenApiDocument());
+    expect(controller.widgetOpenapi()).toBe(doc);
+    expect(Reflect.getMetadata(PATH_METADATA, OpenApiController.prototype.widgetOpenapi)).toBe('widget/v1/openapi.json');
+    expect(Reflect.getMetadata(PATH_METADATA, OpenApiController.prototype.openapi)).toBe('v1/openapi.json');
+  });
+});
