@@ -10,8 +10,10 @@ import { RpcSessionMessages, SESSION_MESSAGES } from './leads/session-messages';
 import { TurnCompletedHandler } from './leads/turn-completed.handler';
 import { VisitorLeadsService } from './leads/visitor-leads.service';
 import { LEADS_LOGGER } from './leads.tokens';
+import { createLeadScorer, LEAD_SCORER } from './scoring/model-scorer';
 
 const config = loadLeadsConfig();
+const logger = createLogger('leads', { level: config.logLevel });
 
 /** Leads: sessions scored for intent after every chat turn (chat.turn.completed), the widget's identify call and lead form, listed for GET /leads; emits lead.created. */
 @Module({
@@ -23,7 +25,8 @@ const config = loadLeadsConfig();
   controllers: [LeadsHandler],
   providers: [
     { provide: LEADS_CONFIG, useValue: config },
-    { provide: LEADS_LOGGER, useValue: createLogger('leads', { level: config.logLevel }) },
+    { provide: LEADS_LOGGER, useValue: logger },
+    { provide: LEAD_SCORER, useValue: createLeadScorer(config, logger) },
     { provide: SESSION_MESSAGES, useClass: RpcSessionMessages },
     LeadsRepository,
     TurnCompletedHandler,

@@ -1,4 +1,5 @@
 import { commonConfig, env, parseConfig } from '@sa/config';
+import { leadsModelConfig } from '../scoring/model-scorer.config';
 
 export const loadLeadsConfig = (source: Record<string, string | undefined> = process.env) => {
   const config = parseConfig(
@@ -10,6 +11,8 @@ export const loadLeadsConfig = (source: Record<string, string | undefined> = pro
       warmThreshold: env.int('LEAD_WARM_THRESHOLD', 40, { min: 1, max: 100 }),
       /** Most leads GET /leads returns (spec part 4: at most 500). */
       maxListed: env.int('LEADS_LIST_LIMIT', 500, { min: 1, max: 500 }),
+      /** The lead-scoring model: LEADS_MODEL_PROVIDER=rules (default, no model), openai or ollama. */
+      ...leadsModelConfig,
     },
     source,
   );

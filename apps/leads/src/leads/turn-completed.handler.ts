@@ -1,9 +1,9 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { EventEnvelope, LeadCreatedEvent } from '@sa/contracts';
 import { EventHandler, Outbox } from '@sa/events';
 import { LEADS_CONFIG, LeadsConfig } from '../config/leads.config';
-import { scoreSession } from '../scoring/lead-scorer';
+import { LEAD_SCORER, RuleScorer, type SessionScorer } from '../scoring/model-scorer';
 import { LeadRow, LeadsRepository } from './leads.repository';
 import { SESSION_MESSAGES, SessionMessages } from './session-messages';
 
@@ -46,6 +46,8 @@ export class TurnCompletedHandler implements EventHandler {
     private readonly outbox: Outbox,
     @Inject(SESSION_MESSAGES) private readonly messages: SessionMessages,
     @Inject(LEADS_CONFIG) private readonly config: Pick<LeadsConfig, 'hotThreshold' | 'warmThreshold'>,
+    /** The model scorer when LEADS_MODEL_PROVIDER names one, else (and by default) the rules. */
+    @Optional() @Inject(LEAD_SCORER) private readonly scorer: SessionScorer = new RuleScorer(),
   ) {}
 
   async handle(event: EventEnvelope, manager: EntityManager): Promise<void> {
@@ -57,7 +59,7 @@ export class TurnCompletedHandler implements EventHandler {
 
     // Details the lead already holds (the widget's identify call or lead form) still count.
     const existing = await this.leads.find(manager, tenantId, data.session_id);
-    const s = scoreSession(
+    const s = await this.scorer.score(
       visitor.map((m) => m.content),
       { hot: this.config.hotThreshold, warm: this.config.warmThreshold },
       existing ? { name: existing.name, email: existing.email, phone: existing.phone, company: existing.company, qualification: existing.qualification } : {},
