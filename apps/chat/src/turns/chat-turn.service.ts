@@ -51,15 +51,31 @@ export class ChatTurnService implements OnApplicationShutdown {
   ) {}
 
   async start(ctx: CallerContext, req: ChatTurnRequest): Promise<ChatTurnStarted> {
-    const bot = await this.resolveBot(ctx, req.chatbotId);
+    // The checks and retrieval run concurrently (time to first byte); their verdicts are applied
+    // in a fixed order, and a reserved message is given back when a later check refuses the turn.
     const sessionId = req.sessionId ?? randomUUID();
-    if (req.sessionId) await this.checkSession(ctx, req.sessionId, bot?.id ?? null);
-    const quota = await this.messages.reserveMessage(this.ds.manager, ctx.tenantId, ctx.entitlements.messagesPerMonth, new Date());
-    if (!quota.ok) {
+    const now = new Date();
+    const botP = this.resolveBot(ctx, req.chatbotId);
+    const chatbotIdP = req.chatbotId ? Promise.resolve(req.chatbotId) : botP.then((b) => b?.id ?? null);
+    const searchP = chatbotIdP.then((chatbotId) => this.rpc.send('knowledge.passage.search', { query: req.message, chatbotId, k: this.config.passages }, ctx));
+    const sessionP = req.sessionId ? botP.then((b) => this.checkSession(ctx, sessionId, b?.id ?? null)) : Promise.resolve();
+    const quotaP = this.messages.reserveMessage(this.ds.manager, ctx.tenantId, ctx.entitlements.messagesPerMonth, now);
+    const [botR, sessionR, quotaR, searchR] = await Promise.allSettled([botP, sessionP, quotaP, searchP]);
+    const reserved = quotaR.status === 'fulfilled' && quotaR.value.ok;
+    const refuse = async (err: unknown): Promise<never> => {
+      if (reserved) await this.messages.releaseMessage(this.ds.manager, ctx.tenantId, now).catch(() => undefined);
+      throw err;
+    };
+    if (botR.status === 'rejected') return refuse(botR.reason);
+    if (sessionR.status === 'rejected') return refuse(sessionR.reason);
+    if (quotaR.status === 'rejected') return refuse(quotaR.reason);
+    if (!quotaR.value.ok) {
       throw new QuotaExhausted(`The monthly message quota of ${ctx.entitlements.messagesPerMonth} messages is used up`, { messages_per_month: ctx.entitlements.messagesPerMonth });
     }
+    if (searchR.status === 'rejected') return refuse(searchR.reason);
+    const bot = botR.value;
+    const passages = searchR.value;
     const { language, detected } = resolveReplyLanguage({ requested: req.language, text: req.message, botLanguage: bot?.language ?? 'en' });
-    const passages = await this.rpc.send('knowledge.passage.search', { query: req.message, chatbotId: bot?.id ?? null, k: this.config.passages }, ctx);
     const abort = new AbortController();
     const turn: Turn = { ctx, req, sessionId, bot, language, detected, passages, abort };
     const done = this.run(turn).finally(() => this.running.delete(req.turnId));

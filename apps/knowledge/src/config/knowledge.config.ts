@@ -17,6 +17,8 @@ export const loadKnowledgeConfig = (source: Record<string, string | undefined> =
       qdrantUrl: env.optionalUrl('QDRANT_URL', ['http', 'https']),
       qdrantApiKey: env.optionalStr('QDRANT_API_KEY'),
       vectorPoolSize: env.int('VECTOR_DB_POOL_SIZE', 4, { min: 1, max: 100 }),
+      /** Full-text side of hybrid search: the most rows the query's terms may match before rarer terms only are used. */
+      textMatchBudget: env.int('VECTOR_TEXT_MATCH_BUDGET', 400, { min: 10, max: 100000 }),
     },
     source,
   );

@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { LRUCache } from 'lru-cache';
 import { CallerContext, PassageView, SearchKnowledgeRequest } from '@sa/contracts';
 import { BotAccessDenied, NotFound } from '@sa/errors';
 import { RpcClient } from '@sa/messaging';
@@ -14,6 +15,9 @@ export const DEFAULT_PASSAGES = 5;
  */
 @Injectable()
 export class SearchService {
+  /** Bots known to belong to a workspace, briefly: chat asks for every turn, bots are never moved. */
+  private readonly knownBots = new LRUCache<string, true>({ max: 10000, ttl: 10_000 });
+
   constructor(
     @Inject(VECTOR_STORE) private readonly store: VectorStore,
     @Inject(EMBEDDER) private readonly embedder: EmbedderChoice,
@@ -23,9 +27,10 @@ export class SearchService {
   async search(ctx: CallerContext, req: SearchKnowledgeRequest): Promise<PassageView[]> {
     const chatbotId = req.chatbotId ?? null;
     if (ctx.botIds && (!chatbotId || !ctx.botIds.includes(chatbotId))) throw new BotAccessDenied();
-    if (chatbotId) {
+    if (chatbotId && !this.knownBots.has(`${ctx.tenantId}:${chatbotId}`)) {
       const { found } = await this.rpc.send('bots.bot.check', { ids: [chatbotId] }, ctx);
       if (!found.includes(chatbotId)) throw new NotFound('Bot');
+      this.knownBots.set(`${ctx.tenantId}:${chatbotId}`, true);
     }
     const vector = await this.embedder.embeddings.embedQuery(req.query);
     const hits = await this.store.search({ tenantId: ctx.tenantId, chatbotId, embedder: this.embedder.id, vector, text: req.query, k: req.k ?? DEFAULT_PASSAGES });

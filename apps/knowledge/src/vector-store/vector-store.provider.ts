@@ -27,7 +27,7 @@ export const vectorStoreProviders: Provider[] = [
         return new QdrantVectorStore(new QdrantClient({ url: config.qdrantUrl, apiKey: config.qdrantApiKey }));
       }
       // A pino logger has the (obj, msg) methods the store logs with.
-      return new PostgresVectorStore(pool!, { logger });
+      return new PostgresVectorStore(pool!, { logger, textMatchBudget: config.textMatchBudget });
     },
   },
 ];
