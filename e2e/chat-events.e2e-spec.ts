@@ -1,50 +1,21 @@
-import { randomBytes } from 'node:crypto';
-import { connect, NatsConnection } from 'nats';
-import pino from 'pino';
-import { DataSource } from 'typeorm';
-import { EventEnvelope } from '@sa/contracts';
-import { EventConsumer, outboxTablesSql } from '@sa/events';
 import { waitFor } from './support/apps';
 import { newWorkspace } from './support/fixtures';
 import { postSse } from './support/sse';
-import { e2eState } from './support/state';
+import { EventProbe, startEventProbe } from './support/event-probe';
 
 /** Chat turns emit their events through the chat service's outbox to JetStream, once each. */
 describe('chat events: chat.turn.completed, message.unanswered, conversation.handoff', () => {
-  const s = e2eState();
-  const schema = `e2e_chat_events_${randomBytes(3).toString('hex')}`;
-  let ds: DataSource;
-  let nc: NatsConnection;
-  let consumer: EventConsumer;
-  const seen: EventEnvelope[] = [];
+  let probe: EventProbe;
 
   beforeAll(async () => {
-    ds = await new DataSource({ type: 'postgres', url: s.databaseUrl, applicationName: 'e2e-chat-events' }).initialize();
-    for (const sql of outboxTablesSql(schema).up) await ds.query(sql);
-    nc = await connect({ servers: s.natsUrl });
-    consumer = new EventConsumer({
-      dataSource: ds,
-      schema,
-      nats: nc,
-      stream: { name: 'SA_EVENTS', subjectPrefix: 'events' },
-      durable: `e2e-${schema}`,
-      types: ['chat.turn.completed', 'message.unanswered', 'conversation.handoff'],
-      handler: async (event) => {
-        seen.push(event);
-      },
-      logger: pino({ level: 'warn' }),
-    });
-    await consumer.start();
+    probe = await startEventProbe('chat_events', ['chat.turn.completed', 'message.unanswered', 'conversation.handoff']);
   });
 
   afterAll(async () => {
-    await consumer?.stop();
-    await nc?.drain();
-    await ds?.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await ds?.destroy();
+    await probe?.stop();
   });
 
-  const eventsOf = (tenantId: string, type: string) => seen.filter((e) => e.tenant_id === tenantId && e.type === type) as any[];
+  const eventsOf = (tenantId: string, type: string) => probe.seen.filter((e) => e.tenant_id === tenantId && e.type === type) as any[];
 
   it('an unanswerable question emits message.unanswered and chat.turn.completed', async () => {
     const ws = await newWorkspace();

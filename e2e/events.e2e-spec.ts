@@ -1,12 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { connect, NatsConnection } from 'nats';
-import pino from 'pino';
-import { DataSource } from 'typeorm';
 import { EventEnvelope } from '@sa/contracts';
-import { EventConsumer, outboxTablesSql } from '@sa/events';
 import { spawnApp, waitFor } from './support/apps';
 import { newWorkspace } from './support/fixtures';
-import { e2eState } from './support/state';
+import { EventProbe, startEventProbe } from './support/event-probe';
 
 /**
  * Creating a bot emits an internal bot.created event through the bots service's outbox and the
@@ -14,44 +9,20 @@ import { e2eState } from './support/state';
  * relay) is killed with SIGKILL in the middle of the traffic and started again.
  */
 describe('bot.created through the outbox, JetStream and a durable consumer', () => {
-  const s = e2eState();
-  const schema = `e2e_consumer_${randomBytes(3).toString('hex')}`;
-  let ds: DataSource;
-  let nc: NatsConnection;
-  let consumer: EventConsumer;
-  const seen: EventEnvelope[] = [];
+  let probe: EventProbe;
 
   beforeAll(async () => {
-    ds = await new DataSource({ type: 'postgres', url: s.databaseUrl, applicationName: 'e2e-consumer' }).initialize();
-    for (const sql of outboxTablesSql(schema).up) await ds.query(sql);
-    nc = await connect({ servers: s.natsUrl });
-    consumer = new EventConsumer({
-      dataSource: ds,
-      schema,
-      nats: nc,
-      stream: { name: 'SA_EVENTS', subjectPrefix: 'events' },
-      durable: `e2e-${schema}`,
-      types: ['bot.created'],
-      handler: async (event) => {
-        seen.push(event);
-      },
-      logger: pino({ level: 'warn' }),
-      ackWaitMs: 5000,
-    });
-    await consumer.start();
+    probe = await startEventProbe('bots', ['bot.created'], { ackWaitMs: 5000 });
   });
 
   afterAll(async () => {
-    await consumer?.stop();
-    await nc?.drain();
-    await ds?.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await ds?.destroy();
+    await probe?.stop();
   });
 
   it('each created bot is consumed once, with its payload', async () => {
     const ws = await newWorkspace(['--plan', 'scale', '--bot-slots', '100']);
     const bot = (await ws.api.post('/bots', { name: 'Evented', language: 'ko-KR' })).body.data;
-    const [event] = (await waitFor(async () => seen.filter((e) => e.tenant_id === ws.id), (v) => v.length >= 1)) as EventEnvelope<'bot.created'>[];
+    const [event] = (await waitFor(async () => probe.seen.filter((e) => e.tenant_id === ws.id), (v) => v.length >= 1)) as EventEnvelope<'bot.created'>[];
     expect(event).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       type: 'bot.created',
@@ -80,12 +51,12 @@ describe('bot.created through the outbox, JetStream and a durable consumer', () 
     // Requests routed to the replica at the instant it died may fail cleanly; none may be lost once a 201 was given.
     expect(statuses.every((st) => st === 201 || st === 503)).toBe(true);
     expect(created.length).toBeGreaterThanOrEqual(85);
-    const mine = await waitFor(async () => seen.filter((e) => e.tenant_id === ws.id), (v) => v.length >= created.length, 20000);
+    const mine = await waitFor(async () => probe.seen.filter((e) => e.tenant_id === ws.id), (v) => v.length >= created.length, 20000);
     await new Promise((r) => setTimeout(r, 1500));
-    const ids = seen.filter((e) => e.tenant_id === ws.id).map((e) => (e as EventEnvelope<'bot.created'>).data.bot_id);
+    const ids = probe.seen.filter((e) => e.tenant_id === ws.id).map((e) => (e as EventEnvelope<'bot.created'>).data.bot_id);
     expect(ids.sort()).toEqual([...created].sort());
     expect(new Set(mine.map((e) => e.id)).size).toBe(mine.length);
-    const [{ pending }] = await ds.query(`SELECT count(*)::int AS pending FROM bots.outbox WHERE published_at IS NULL`);
+    const [{ pending }] = await probe.db.query(`SELECT count(*)::int AS pending FROM bots.outbox WHERE published_at IS NULL`);
     expect(pending).toBe(0);
     await replica.kill();
   });

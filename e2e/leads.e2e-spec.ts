@@ -1,13 +1,8 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { connect, NatsConnection } from 'nats';
-import pino from 'pino';
-import { DataSource } from 'typeorm';
-import { EventEnvelope } from '@sa/contracts';
-import { EventConsumer, outboxTablesSql } from '@sa/events';
+import { randomUUID } from 'node:crypto';
 import { waitFor } from './support/apps';
 import { newToken, newWorkspace, TestWorkspace } from './support/fixtures';
 import { postSse } from './support/sse';
-import { e2eState } from './support/state';
+import { EventProbe, startEventProbe } from './support/event-probe';
 
 const LEAD_KEYS = [
   'asked_contact_at', 'captured_via', 'channel', 'chatbot_id', 'company', 'confidence', 'country', 'created_at', 'email', 'external_user_id', 'id', 'intent_category', 'intent_summary',
@@ -18,41 +13,18 @@ const BUYER = 'I want to buy the premium plan for my company, my email is jane@a
 
 /** Chat turns are scored by the leads service (chat.turn.completed); GET /v1/leads; lead.created once (spec parts 2, 4, 6). */
 describe('leads: scored from chat, GET /leads, lead.created', () => {
-  const s = e2eState();
-  const schema = `e2e_leads_${randomBytes(3).toString('hex')}`;
-  let ds: DataSource;
-  let nc: NatsConnection;
-  let consumer: EventConsumer;
-  const seen: EventEnvelope[] = [];
+  let probe: EventProbe;
   let ws: TestWorkspace;
   let bot: string;
 
   beforeAll(async () => {
-    ds = await new DataSource({ type: 'postgres', url: s.databaseUrl, applicationName: 'e2e-leads' }).initialize();
-    for (const sql of outboxTablesSql(schema).up) await ds.query(sql);
-    nc = await connect({ servers: s.natsUrl });
-    consumer = new EventConsumer({
-      dataSource: ds,
-      schema,
-      nats: nc,
-      stream: { name: 'SA_EVENTS', subjectPrefix: 'events' },
-      durable: `e2e-${schema}`,
-      types: ['lead.created'],
-      handler: async (event) => {
-        seen.push(event);
-      },
-      logger: pino({ level: 'warn' }),
-    });
-    await consumer.start();
+    probe = await startEventProbe('leads', ['lead.created']);
     ws = await newWorkspace(['--plan', 'scale', '--messages-per-month', '1000']);
     bot = (await ws.api.post('/bots', { name: 'Sales helper', language: 'en' })).body.data.id;
   });
 
   afterAll(async () => {
-    await consumer?.stop();
-    await nc?.drain();
-    await ds?.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await ds?.destroy();
+    await probe?.stop();
   });
 
   const chat = async (w: TestWorkspace, sessionId: string, message: string, chatbotId?: string) => {
@@ -66,7 +38,7 @@ describe('leads: scored from chat, GET /leads, lead.created', () => {
   };
   const waitForLead = (w: TestWorkspace, sessionId: string, ok: (l: any) => boolean = () => true) =>
     waitFor(async () => (await leadsOf(w)).find((l) => l.session_id === sessionId), (l) => Boolean(l) && ok(l), 20000);
-  const createdFor = (tenantId: string, sessionId: string) => seen.filter((e) => e.tenant_id === tenantId && e.type === 'lead.created' && (e.data as any).session_id === sessionId) as any[];
+  const createdFor = (tenantId: string, sessionId: string) => probe.seen.filter((e) => e.tenant_id === tenantId && e.type === 'lead.created' && (e.data as any).session_id === sessionId) as any[];
 
   it('a visitor leaving contact details with buying intent becomes a hot conversational lead with every field', async () => {
     await chat(ws, 'lead-small-talk', 'Hello! How are you?', bot);
