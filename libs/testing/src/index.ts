@@ -1,2 +1,3 @@
 export * from './integration/databases';
 export * from './infra/local-services';
+export * from './openapi/openapi-test-support';

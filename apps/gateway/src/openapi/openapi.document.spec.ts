@@ -1,7 +1,5 @@
 import 'reflect-metadata';
-import { spawnSync } from 'node:child_process';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { collectRefs, newAjv2020, resolvePointer, validateWithOpenApiSchemaValidator } from '@sa/testing';
 import { ERROR_CODES } from '@sa/contracts';
 import { DomainError, ValidationFailed, httpStatusOf, toHttpError } from '@sa/errors';
 import { buildOpenApiDocument } from './openapi.document';
@@ -11,61 +9,9 @@ type Json = Record<string, any>;
 const doc = buildOpenApiDocument() as Json;
 const schemas = doc.components.schemas as Record<string, Json>;
 
-/**
- * @seriousme/openapi-schema-validator is ESM only and reads its schemas through import.meta.url,
- * which jest's CommonJS runtime cannot load; it runs in a plain Node child process instead.
- */
-function validateWithOpenApiSchemaValidator(spec: unknown): { valid: boolean; version?: string; errors?: unknown } {
-  const validatorDir = dirname(require.resolve('@seriousme/openapi-schema-validator/package.json'));
-  const entry = pathToFileURL(join(validatorDir, 'index.js')).href;
-  const script = `
-    import { Validator } from ${JSON.stringify(entry)};
-    let input = '';
-    for await (const chunk of process.stdin) input += chunk;
-    const validator = new Validator();
-    const result = await validator.validate(JSON.parse(input));
-    process.stdout.write(JSON.stringify({ ...result, version: validator.version }));
-  `;
-  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { input: JSON.stringify(spec), encoding: 'utf8' });
-  if (child.status !== 0) throw new Error(`validator process failed: ${child.stderr}`);
-  return JSON.parse(child.stdout);
-}
 
-/** Loads ajv (JSON Schema 2020-12, the dialect of OpenAPI 3.1) from where the validator finds it. */
-function newAjv2020(): { compile(schema: unknown): ((data: unknown) => boolean) & { errors?: unknown } } {
-  const validatorDir = dirname(require.resolve('@seriousme/openapi-schema-validator/package.json'));
-  const load = (id: string) => require(require.resolve(id, { paths: [validatorDir] }));
-  const Ajv2020 = load('ajv/dist/2020').default;
-  const addFormats = load('ajv-formats').default;
-  const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true, allErrors: true });
-  addFormats(ajv);
-  // OpenAPI allows x- extension keywords in schemas; this document uses one to mark non-spec members.
-  ajv.addKeyword('x-extension');
-  // Every component schema, addressable as https://openapi.test/doc#/components/schemas/<Name>.
-  ajv.addKeyword('components');
-  ajv.addSchema({ $id: 'https://openapi.test/doc', components: { schemas: structuredClone(schemas) } });
-  return ajv;
-}
 
-function collectRefs(value: unknown, out: string[] = []): string[] {
-  if (Array.isArray(value)) value.forEach((v) => collectRefs(v, out));
-  else if (value && typeof value === 'object') {
-    for (const [key, v] of Object.entries(value)) {
-      if (key === '$ref' && typeof v === 'string') out.push(v);
-      else collectRefs(v, out);
-    }
-  }
-  return out;
-}
 
-function resolvePointer(root: unknown, ref: string): unknown {
-  if (!ref.startsWith('#/')) return undefined;
-  return ref
-    .slice(2)
-    .split('/')
-    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce<unknown>((node, part) => (node && typeof node === 'object' ? (node as Json)[part] : undefined), root);
-}
 
 /** Follows a `$ref` to the component it names, or returns the schema itself. */
 function deref(schema: Json): Json {
@@ -504,7 +450,7 @@ describe('buildOpenApiDocument', () => {
   });
 
   describe('component schemas as JSON Schema 2020-12 (ajv, strict)', () => {
-    const ajv = newAjv2020();
+    const ajv = newAjv2020('https://openapi.test/doc', schemas);
     /** Compiles a schema of the document, its local $refs pointing into the schema registered as https://openapi.test/doc. */
     const compileFromDoc = (schema: unknown) => ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"https://openapi.test/doc#/components/')));
     const validate = (name: string) => compileFromDoc({ $ref: `#/components/schemas/${name}` });

@@ -1,7 +1,5 @@
 import 'reflect-metadata';
-import { spawnSync } from 'node:child_process';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { collectRefs, newAjv2020, resolvePointer, validateWithOpenApiSchemaValidator } from '@sa/testing';
 import { PATH_METADATA } from '@nestjs/common/constants';
 import { buildOpenApiDocument } from './openapi.document';
 import { OpenApiController } from './openapi.controller';
@@ -12,56 +10,9 @@ type Json = Record<string, any>;
 const doc = buildWidgetOpenApiDocument() as Json;
 const schemas = doc.components.schemas as Record<string, Json>;
 
-/** @seriousme/openapi-schema-validator is ESM only; it runs in a plain Node child process (as in openapi.document.spec.ts). */
-function validateWithOpenApiSchemaValidator(spec: unknown): { valid: boolean; version?: string; errors?: unknown } {
-  const validatorDir = dirname(require.resolve('@seriousme/openapi-schema-validator/package.json'));
-  const entry = pathToFileURL(join(validatorDir, 'index.js')).href;
-  const script = `
-    import { Validator } from ${JSON.stringify(entry)};
-    let input = '';
-    for await (const chunk of process.stdin) input += chunk;
-    const validator = new Validator();
-    const result = await validator.validate(JSON.parse(input));
-    process.stdout.write(JSON.stringify({ ...result, version: validator.version }));
-  `;
-  const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { input: JSON.stringify(spec), encoding: 'utf8' });
-  if (child.status !== 0) throw new Error(`validator process failed: ${child.stderr}`);
-  return JSON.parse(child.stdout);
-}
 
-/** ajv with JSON Schema 2020-12, loaded from where the validator finds it. */
-function newAjv2020(): { compile(schema: unknown): ((data: unknown) => boolean) & { errors?: unknown } } {
-  const validatorDir = dirname(require.resolve('@seriousme/openapi-schema-validator/package.json'));
-  const load = (id: string) => require(require.resolve(id, { paths: [validatorDir] }));
-  const Ajv2020 = load('ajv/dist/2020').default;
-  const addFormats = load('ajv-formats').default;
-  const ajv = new Ajv2020({ strict: true, strictRequired: false, allowUnionTypes: true, allErrors: true });
-  addFormats(ajv);
-  ajv.addKeyword('x-extension');
-  ajv.addKeyword('components');
-  ajv.addSchema({ $id: 'https://openapi.test/widget', components: { schemas: structuredClone(schemas) } });
-  return ajv;
-}
 
-function collectRefs(value: unknown, out: string[] = []): string[] {
-  if (Array.isArray(value)) value.forEach((v) => collectRefs(v, out));
-  else if (value && typeof value === 'object') {
-    for (const [key, v] of Object.entries(value)) {
-      if (key === '$ref' && typeof v === 'string') out.push(v);
-      else collectRefs(v, out);
-    }
-  }
-  return out;
-}
 
-function resolvePointer(root: unknown, ref: string): unknown {
-  if (!ref.startsWith('#/')) return undefined;
-  return ref
-    .slice(2)
-    .split('/')
-    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce<unknown>((node, part) => (node && typeof node === 'object' ? (node as Json)[part] : undefined), root);
-}
 
 const routes: [string, string, string, string][] = [
   // [path, success status, request schema, data schema]
@@ -167,7 +118,7 @@ describe('buildWidgetOpenApiDocument', () => {
   });
 
   describe('request schemas as JSON Schema 2020-12 (ajv, strict) with the limits of libs/contracts', () => {
-    const ajv = newAjv2020();
+    const ajv = newAjv2020('https://openapi.test/widget', schemas);
     const validate = (name: string) =>
       ajv.compile(JSON.parse(JSON.stringify({ $ref: `#/components/schemas/${name}` }).replaceAll('"#/components/', '"https://openapi.test/widget#/components/')));
     const uuidA = '2f1b8a52-4c1e-4d7a-9a57-0c5f2d0b6e11';
