@@ -204,23 +204,7 @@ module.exports = {
     const System = infra.loadSystem();
 
     // -- the system ------------------------------------------------------------------------------
-    const dbName = `sa_bench_${randomBytes(4).toString('hex')}`;
-    const dbUrl = infra.databaseUrl(dbName);
-    ctx.defer(`drop database ${dbName}`, () => infra.dropDatabase(dbName));
-    const nats = await infra.startPrivateNats();
-    ctx.defer('stop nats-server', () => nats.stop());
-    ctx.log(`nats: ${nats.url}${nats.private ? ' (private nats-server)' : ' (shared server: no nats-server binary found)'}`);
-    infra.migrate(dbUrl);
-    ctx.log(`database ${dbName} migrated`);
-
-    const redisUrl = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379';
-    const useRedis = ctx.options.redis && (await infra.redisReachable(redisUrl));
-    if (ctx.options.redis && !useRedis) ctx.log(`WARNING: Redis at ${redisUrl} is unreachable: the rate limiter runs in memory only`);
-    const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sa-bench-logs-'));
-    ctx.defer('remove app logs', () => {
-      if (ctx.keepLogs()) ctx.log(`app logs kept in ${logDir}`);
-      else fs.rmSync(logDir, { recursive: true, force: true });
-    });
+    const { dbName, dbUrl, nats, redisUrl, useRedis, logDir } = await infra.prepareSystem(ctx);
     // --cpu-profile: the apps record a V8 CPU profile of the one-at-a-time rounds.
     let profile = null;
     if (ctx.options.cpuProfile) {

@@ -117,28 +117,11 @@ module.exports = {
     const { duration, connections, warmup } = ctx.options;
     const System = infra.loadSystem();
 
-    // Fresh database, migrated by the real migrate command (which creates it).
-    const dbName = `sa_bench_${randomBytes(4).toString('hex')}`;
-    const dbUrl = infra.databaseUrl(dbName);
-    ctx.defer(`drop database ${dbName}`, () => infra.dropDatabase(dbName));
-    const nats = await infra.startPrivateNats();
-    ctx.defer('stop nats-server', () => nats.stop());
-    ctx.log(`nats: ${nats.url}${nats.private ? ' (private nats-server)' : ' (shared server: no nats-server binary found)'}`);
-    infra.migrate(dbUrl);
-    ctx.log(`database ${dbName} migrated`);
-
-    const redisUrl = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379';
-    const useRedis = ctx.options.redis && (await infra.redisReachable(redisUrl));
-    if (ctx.options.redis && !useRedis) ctx.log(`WARNING: Redis at ${redisUrl} is unreachable: the rate limiter runs in memory only`);
+    const { dbName, dbUrl, nats, redisUrl, useRedis, logDir } = await infra.prepareSystem(ctx);
     // Unique per run; the keys expire with the 60 s window.
     const rateLimitPrefix = `sa:bench:${randomBytes(4).toString('hex')}:`;
 
     const profiler = cpuProfiler(ctx);
-    const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sa-bench-logs-'));
-    ctx.defer('remove app logs', () => {
-      if (ctx.keepLogs()) ctx.log(`app logs kept in ${logDir}`);
-      else fs.rmSync(logDir, { recursive: true, force: true });
-    });
 
     const env = {
       DATABASE_URL: dbUrl,

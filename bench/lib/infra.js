@@ -196,8 +196,35 @@ function pidsByName(comm) {
   return out;
 }
 
+/**
+ * What every system benchmark starts with, undone in reverse order through ctx.defer: a fresh
+ * database migrated by the real migrate command, a private nats-server, whether Redis is
+ * reachable, and a folder for the apps' logs (kept with --keep-logs or when a run fails).
+ */
+async function prepareSystem(ctx) {
+  const { randomBytes } = require('node:crypto');
+  const dbName = `sa_bench_${randomBytes(4).toString('hex')}`;
+  const dbUrl = databaseUrl(dbName);
+  ctx.defer(`drop database ${dbName}`, () => dropDatabase(dbName));
+  const nats = await startPrivateNats();
+  ctx.defer('stop nats-server', () => nats.stop());
+  ctx.log(`nats: ${nats.url}${nats.private ? ' (private nats-server)' : ' (shared server: no nats-server binary found)'}`);
+  migrate(dbUrl);
+  ctx.log(`database ${dbName} migrated`);
+  const redisUrl = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379';
+  const useRedis = Boolean(ctx.options.redis && (await redisReachable(redisUrl)));
+  if (ctx.options.redis && !useRedis) ctx.log(`WARNING: Redis at ${redisUrl} is unreachable: the rate limiter runs in memory only`);
+  const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sa-bench-logs-'));
+  ctx.defer('remove app logs', () => {
+    if (ctx.keepLogs()) ctx.log(`app logs kept in ${logDir}`);
+    else fs.rmSync(logDir, { recursive: true, force: true });
+  });
+  return { dbName, dbUrl, nats, redisUrl, useRedis, logDir };
+}
+
 module.exports = {
   ROOT,
+  prepareSystem,
   ADMIN_DATABASE_URL,
   admin,
   backendPids,
