@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 
 // Module boundaries that really constrain (STYLE.md): every project is tagged scope:<…> and
 // type:<…>; apps never import apps; the contracts lib stays free of frameworks and drivers.
-const serviceScopes = ['bots', 'knowledge', 'chat', 'leads', 'bookings', 'webhook-dispatcher'];
+const serviceScopes = ['bots', 'knowledge', 'chat', 'leads', 'bookings'];
 
 function boundaries({ testFiles }) {
   // Test files of any project may use the testing lib; production code of libs may not.
@@ -29,7 +29,11 @@ function boundaries({ testFiles }) {
         { sourceTag: 'scope:identity', onlyDependOnLibsWithTags: ['scope:shared'] },
         { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity'] },
         { sourceTag: 'scope:mcp', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity'] },
-        { sourceTag: 'scope:tools', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity'] },
+        { sourceTag: 'scope:tools', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity', 'scope:webhooks'] },
+        // Webhook registrations (libs/webhook-registry) are read by the dispatcher and the admin
+        // CLI; both need the workspace's plan (spec part 1 rule 4) without a caller context.
+        { sourceTag: 'scope:webhooks', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity'] },
+        { sourceTag: 'scope:webhook-dispatcher', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity', 'scope:webhooks'] },
         ...serviceScopes.map((s) => ({ sourceTag: `scope:${s}`, onlyDependOnLibsWithTags: ['scope:shared'] })),
       ],
     },

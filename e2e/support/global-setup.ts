@@ -31,9 +31,11 @@ export default async function globalSetup(): Promise<void> {
   // The local test site of the knowledge tests listens on this port; crawling it is allowed
   // (loopback 127.0.0.1 only) exactly as an operator would allow an internal site.
   const sitePort = await freePort();
+  // The webhook tests' local receiver listens here (loopback, allowlisted like the site).
+  const receiverPort = await freePort();
   const env: Record<string, string> = {
     OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
-    OUTBOUND_ALLOWED_PORTS: `80,443,${sitePort}`,
+    OUTBOUND_ALLOWED_PORTS: `80,443,${sitePort},${receiverPort}`,
     OUTBOUND_TIMEOUT_MS: '3000',
     OUTBOUND_MAX_BYTES: String(512 * 1024),
     DATABASE_URL: dbUrl,
@@ -63,6 +65,7 @@ export default async function globalSetup(): Promise<void> {
     rateLimitPrefix,
     logDir,
     sitePort,
+    receiverPort,
     env,
   };
   process.env['SA_E2E_STATE'] = JSON.stringify(state);

@@ -10,6 +10,8 @@ export interface E2eState {
   logDir: string;
   /** Port of the local test site the knowledge tests serve (allowlisted for crawling). */
   sitePort: number;
+  /** Port of the local webhook receiver (allowlisted for delivery). */
+  receiverPort: number;
   env: Record<string, string>;
 }
 

@@ -1,11 +1,61 @@
 import { Module } from '@nestjs/common';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { WEBHOOK_EVENT_TYPES } from '@sa/contracts';
+import { DatabaseModule } from '@sa/db';
+import { EventsModule, provideEventConsumer } from '@sa/events';
+import { createLogger } from '@sa/logging';
 import { MessagingModule } from '@sa/messaging';
-import { loadWebhookDispatcherConfig } from './config/webhook-dispatcher.config';
+import { outboundPolicyFromEnv } from '@sa/net-guard';
+import { SecretBox, parseSecretKey } from '@sa/webhook-registry';
+import { DISPATCHER_CONFIG, DISPATCHER_LOGGER, DISPATCHER_POLICY, WebhookDispatcherConfig, loadWebhookDispatcherConfig } from './config/webhook-dispatcher.config';
+import { DeliveriesRepository } from './delivery/deliveries.repository';
+import { DeliveryEngine, SECRET_BOX } from './delivery/delivery-engine';
+import { DispatchHandler } from './delivery/dispatch.handler';
+import { WorkspaceEntitlements } from './delivery/workspace-entitlements';
 
 const config = loadWebhookDispatcherConfig();
+// Fails at start, not at the first delivery, on a malformed key.
+const secretKey = parseSecretKey(config.secretKey);
 
-/** Not built yet: the service answers its NATS health ping (webhook-dispatcher.health.ping) and nothing else. */
+/**
+ * The webhook dispatcher (spec part 6): a durable JetStream consumer of the five webhook events,
+ * the delivery log in schema `webhooks`, and the signed deliveries.
+ */
 @Module({
-  imports: [MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'webhook-dispatcher', connectionName: 'webhook-dispatcher' })],
+  imports: [
+    DatabaseModule.forRoot({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'webhook-dispatcher' }),
+    MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'webhook-dispatcher', connectionName: 'webhook-dispatcher' }),
+    EventsModule.forService({
+      schema: 'webhooks',
+      service: 'webhook-dispatcher',
+      natsUrl: config.natsUrl,
+      stream: { name: config.eventsStream, subjectPrefix: config.eventsSubjectPrefix },
+      relay: false,
+      logLevel: config.logLevel,
+    }),
+  ],
+  providers: [
+    { provide: DISPATCHER_CONFIG, useValue: config },
+    { provide: DISPATCHER_LOGGER, useValue: createLogger('webhook-dispatcher', { level: config.logLevel }) },
+    // Webhook requests never follow redirects; the timeout is the delivery timeout.
+    { provide: DISPATCHER_POLICY, useFactory: () => ({ ...outboundPolicyFromEnv(), timeoutMs: config.timeoutMs, maxRedirects: 0 }) },
+    { provide: SECRET_BOX, useValue: new SecretBox(secretKey) },
+    {
+      provide: WorkspaceEntitlements,
+      inject: [getDataSourceToken(), DISPATCHER_CONFIG, DISPATCHER_LOGGER],
+      useFactory: (ds: DataSource, c: WebhookDispatcherConfig, logger) => new WorkspaceEntitlements(ds, c.databaseUrl, logger),
+    },
+    DeliveriesRepository,
+    DeliveryEngine,
+    DispatchHandler,
+    provideEventConsumer({
+      durable: 'webhook-dispatcher',
+      types: [...WEBHOOK_EVENT_TYPES],
+      handler: DispatchHandler,
+      concurrency: config.consumerConcurrency,
+      ackWaitMs: config.ackWaitMs,
+    }),
+  ],
 })
 export class AppModule {}

@@ -117,3 +117,18 @@ export const DEFAULT_EVENT_SUBJECT_PREFIX = 'events';
 export function eventSubject(prefix: string, type: EventType | string): string {
   return `${prefix}.${type}`;
 }
+
+/** The events customers can subscribe webhooks to (spec part 6); the others are internal. */
+export const WEBHOOK_EVENT_TYPES = ['lead.created', 'conversation.handoff', 'message.unanswered', 'ticket.created', 'booking.created'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export function isWebhookEventType(type: string): type is WebhookEventType {
+  return (WEBHOOK_EVENT_TYPES as readonly string[]).includes(type);
+}
+
+/** The bot an event concerns (the scope a one-bot webhook matches), or null. */
+export function eventBotId(event: EventEnvelope): string | null {
+  const data = event.data as { chatbot_id?: unknown; bot_id?: unknown };
+  const id = data.chatbot_id ?? data.bot_id;
+  return typeof id === 'string' ? id : null;
+}

@@ -29,10 +29,11 @@ export function pgClientConfig(options: DataSourceOptions, applicationName: stri
 
 export interface PgListenerOptions {
   client: ClientConfig;
-  channel: string;
+  /** The channel, or several on the one connection. */
+  channel: string | string[];
   logger: Logger;
-  /** Called for every notification on the channel, with its payload. */
-  onNotify: (payload: string | undefined) => void;
+  /** Called for every notification on the channel(s), with its payload and channel. */
+  onNotify: (payload: string | undefined, channel: string) => void;
   /** Called each time LISTEN is (re-)established: notifications sent meanwhile were lost. */
   onListening?: () => void;
   /** Delay before reconnecting after a failure; doubles up to maxReconnectDelayMs. */
@@ -51,7 +52,12 @@ export class PgListener {
   private reconnectTimer: NodeJS.Timeout | null = null;
   private connecting: Promise<void> | null = null;
 
-  constructor(private readonly opts: PgListenerOptions) {}
+  private readonly channels: string[];
+
+  constructor(private readonly opts: PgListenerOptions) {
+    this.channels = Array.isArray(opts.channel) ? [...opts.channel] : [opts.channel];
+    if (this.channels.length === 0) throw new Error('PgListener needs at least one channel');
+  }
 
   get listening(): boolean {
     return this.client !== null;
@@ -89,18 +95,18 @@ export class PgListener {
       if (this.client === client) this.client = null;
       client.end().catch(() => undefined);
       if (!this.running) return;
-      this.opts.logger.warn({ err, channel: this.opts.channel }, 'LISTEN connection lost; reconnecting');
+      this.opts.logger.warn({ err, channel: this.channels.join(',') }, 'LISTEN connection lost; reconnecting');
       this.scheduleReconnect();
     };
     // An 'error' event without a listener would crash the process.
     client.on('error', (err) => drop(err));
     client.on('end', () => drop());
     client.on('notification', (n) => {
-      if (n.channel === this.opts.channel) this.opts.onNotify(n.payload);
+      if (this.channels.includes(n.channel)) this.opts.onNotify(n.payload, n.channel);
     });
     try {
       await client.connect();
-      await client.query(`LISTEN ${quoteIdent(this.opts.channel)}`);
+      await client.query(this.channels.map((c) => `LISTEN ${quoteIdent(c)}`).join('; '));
     } catch (err) {
       drop(err);
       return;

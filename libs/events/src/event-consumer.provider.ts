@@ -4,12 +4,15 @@ import { NatsConnection } from 'nats';
 import { Logger } from 'pino';
 import { DataSource, EntityManager } from 'typeorm';
 import { EventEnvelope, EventType } from '@sa/contracts';
-import { EventConsumer, EventConsumerOptions } from './event-consumer';
+import { AfterCommit, EventConsumer, EventConsumerOptions } from './event-consumer';
 import { EVENTS_LOGGER, EVENTS_NATS, EVENTS_OPTIONS, EventsModuleOptions } from './events.tokens';
 
-/** What a Nest event handler class implements; `handle` runs inside the processing transaction. */
+/**
+ * What a Nest event handler class implements; `handle` runs inside the processing transaction and
+ * may return a function to run after the commit (see EventHandlerFn).
+ */
 export interface EventHandler {
-  handle(event: EventEnvelope, manager: EntityManager): Promise<void>;
+  handle(event: EventEnvelope, manager: EntityManager): Promise<void | AfterCommit>;
 }
 
 export interface EventConsumerProviderOptions extends Pick<EventConsumerOptions, 'maxDeliver' | 'ackWaitMs' | 'concurrency' | 'retryBaseDelayMs'> {

@@ -8,7 +8,13 @@ import { qualifiedTable } from './outbox-sql';
 import { parseEnvelope } from './parse-envelope';
 import { within } from './within';
 
-export type EventHandlerFn = (event: EventEnvelope, manager: EntityManager) => Promise<void>;
+/**
+ * Handles one event inside the transaction that marks it processed. It may return a function,
+ * which runs once that transaction has committed (work that must only start after the commit,
+ * such as handing rows just written to an in-process worker).
+ */
+export type EventHandlerFn = (event: EventEnvelope, manager: EntityManager) => Promise<void | AfterCommit>;
+export type AfterCommit = () => void;
 
 export interface EventConsumerOptions {
   dataSource: DataSource;
@@ -229,6 +235,7 @@ export class EventConsumer {
     }
     const log = this.logger.child({ event_id: event.id, event_type: event.type, tenant_id: event.tenant_id });
     let handled: boolean;
+    let afterCommit: AfterCommit | undefined;
     try {
       handled = await withLogContext({ tenantId: event.tenant_id }, () =>
         this.opts.dataSource.transaction(async (manager) => {
@@ -239,7 +246,7 @@ export class EventConsumer {
             [this.opts.durable, event.id],
           );
           if (claimed.length === 0) return false;
-          await this.opts.handler(event, manager);
+          afterCommit = (await this.opts.handler(event, manager)) ?? undefined;
           return true;
         }),
       );
@@ -257,6 +264,13 @@ export class EventConsumer {
     }
     msg.ack();
     if (!handled) log.debug('event already processed; skipped');
+    else if (afterCommit) {
+      try {
+        afterCommit();
+      } catch (err) {
+        log.error({ err }, 'the after-commit step of an event handler failed');
+      }
+    }
   }
 
   /** Servers before 2.11 do not understand `+TERM <reason>` and ignore it (then redeliver). */

@@ -367,6 +367,35 @@ describe('outbox relay and event consumer', () => {
     expect(await processedIds(s, 'flaky')).toEqual([event.id]);
   });
 
+  it('runs the function a handler returns only after its transaction committed, and not when the commit fails', async () => {
+    const s = await scenario();
+    const sideTable = qualifiedTable(s.schema, 'after_commit');
+    // Checked at commit: a transaction that inserted an event twice fails only when it commits.
+    await ds.query(`CREATE TABLE ${sideTable} (event_id uuid NOT NULL, CONSTRAINT one_per_event UNIQUE (event_id) DEFERRABLE INITIALLY DEFERRED)`);
+    await startRelay(s);
+    const afterCommit: string[] = [];
+    let calls = 0;
+    await startConsumer(s, 'after-commit', {
+      handler: async (event, manager) => {
+        const call = ++calls;
+        await manager.query(`INSERT INTO ${sideTable} (event_id) VALUES ($1)`, [event.id]);
+        if (call === 1) await manager.query(`INSERT INTO ${sideTable} (event_id) VALUES ($1)`, [event.id]);
+        return () => {
+          // Outside the transaction: its row is visible, so it has committed.
+          void ds
+            .query(`SELECT count(*)::int AS n FROM ${sideTable} WHERE event_id = $1`, [event.id])
+            .then((r: { n: number }[]) => afterCommit.push(`call ${call} saw ${r[0].n}`));
+        };
+      },
+    });
+    const event = await addEvent(s);
+    await waitFor('the after-commit function', () => afterCommit.length >= 1);
+    await sleep(300);
+    expect(calls).toBe(2);
+    expect(afterCommit).toEqual(['call 2 saw 1']);
+    expect(await processedIds(s, 'after-commit')).toEqual([event.id]);
+  });
+
   it('gives up on an event after maxDeliver failures, and keeps consuming', async () => {
     const s = await scenario();
     await startRelay(s);

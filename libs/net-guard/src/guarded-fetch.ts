@@ -17,6 +17,11 @@ export interface GuardedFetchOptions {
   signal?: AbortSignal;
   /** Follow 3xx responses (default true). When false a 3xx is returned as is. */
   followRedirects?: boolean;
+  /**
+   * Settle as soon as the status and headers arrive, with an empty body, and close the
+   * connection without reading the body (a webhook delivery needs the status only).
+   */
+  discardBody?: boolean;
   /** DNS for host names; the system resolver (dns.lookup, all records) by default. For tests. */
   resolver?: Resolver;
 }
@@ -55,6 +60,7 @@ interface HopContext {
   follows: (status: number, headers: http.IncomingHttpHeaders) => boolean;
   /** Prefixed to the reason when this hop is blocked ("redirect to … refused: "). */
   blockedPrefix: string;
+  discardBody: boolean;
 }
 
 function where(target: CheckedTarget): string {
@@ -176,6 +182,12 @@ function exchange(target: CheckedTarget, method: string, headers: Record<string,
         request.destroy();
         return;
       }
+      if (ctx.discardBody) {
+        res.on('error', () => undefined);
+        finish(null, { status, headers: res.headers, body: Buffer.alloc(0), decoded: false });
+        res.destroy();
+        return;
+      }
       const lengthHeader = res.headers['content-length'];
       if (lengthHeader !== undefined && method !== 'HEAD' && status !== 204 && status !== 304) {
         const declared = Number(lengthHeader);
@@ -273,6 +285,7 @@ export async function guardedFetch(url: string, policy: OutboundPolicy, opts: Gu
         resolver,
         signal: controller.signal,
         blockedPrefix,
+        discardBody: opts.discardBody ?? false,
         follows: (status, h) => followRedirects && REDIRECT_STATUSES.has(status) && typeof h.location === 'string' && h.location !== '',
       });
 

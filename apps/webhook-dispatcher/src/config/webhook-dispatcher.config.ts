@@ -1,3 +1,41 @@
-import { commonConfig, parseConfig } from '@sa/config';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { commonConfig, env, parseConfig } from '@sa/config';
 
-export const loadWebhookDispatcherConfig = () => parseConfig({ ...commonConfig });
+export const DEFAULT_WEBHOOK_USER_AGENT = 'SupportAgent-Webhooks/1.0';
+
+export const loadWebhookDispatcherConfig = (source: Record<string, string | undefined> = process.env) =>
+  parseConfig(
+    {
+      ...commonConfig,
+      /** Time allowed for one delivery: connection, request and the response status (spec part 8: 10 s). */
+      timeoutMs: env.int('WEBHOOK_TIMEOUT_MS', 10_000, { min: 100, max: 120_000 }),
+      /** Requests in flight at once, all endpoints together. */
+      concurrency: env.int('WEBHOOK_CONCURRENCY', 64, { min: 1, max: 10_000 }),
+      /** Requests in flight at once to one webhook: a slow endpoint holds only these. */
+      endpointConcurrency: env.int('WEBHOOK_ENDPOINT_CONCURRENCY', 4, { min: 1, max: 1000 }),
+      /** Deliveries one webhook may have waiting in memory; beyond that they wait in the database. */
+      endpointQueueMax: env.int('WEBHOOK_ENDPOINT_QUEUE_MAX', 1000, { min: 1, max: 1_000_000 }),
+      /** Events handled at once by the JetStream consumer (each in its own transaction). */
+      consumerConcurrency: env.int('WEBHOOK_CONSUMER_CONCURRENCY', 32, { min: 1, max: 1000 }),
+      /** An event not acknowledged within this time is redelivered by JetStream. */
+      ackWaitMs: env.int('WEBHOOK_ACK_WAIT_MS', 30_000, { min: 1000, max: 3_600_000 }),
+      /** How long a dispatcher holds an open delivery without renewing (renewed every third of it). */
+      leaseMs: env.int('WEBHOOK_LEASE_MS', 30_000, { min: 1000, max: 3_600_000 }),
+      /** How often deliveries nobody holds (redelivers, a crashed dispatcher's) are looked for. */
+      sweepMs: env.int('WEBHOOK_SWEEP_MS', 2000, { min: 50, max: 600_000 }),
+      /** Finished deliveries (and their attempts) older than this are deleted. */
+      logRetentionDays: env.int('WEBHOOK_LOG_RETENTION_DAYS', 30, { min: 1, max: 3650 }),
+      /** 32 bytes (hex or base64) that encrypt signing secrets at rest; unset: stored as issued. */
+      secretKey: env.optionalStr('WEBHOOK_SECRET_KEY'),
+      userAgent: env.str('WEBHOOK_USER_AGENT', DEFAULT_WEBHOOK_USER_AGENT),
+      /** This dispatcher's name in the delivery log's leases: unique per running process. */
+      instanceId: env.str('WEBHOOK_DISPATCHER_ID', `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`),
+    },
+    source,
+  );
+
+export type WebhookDispatcherConfig = ReturnType<typeof loadWebhookDispatcherConfig>;
+export const DISPATCHER_CONFIG = Symbol('DISPATCHER_CONFIG');
+export const DISPATCHER_LOGGER = Symbol('DISPATCHER_LOGGER');
+export const DISPATCHER_POLICY = Symbol('DISPATCHER_POLICY');

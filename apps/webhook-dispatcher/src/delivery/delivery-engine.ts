@@ -1,0 +1,173 @@
+import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { PgListener } from '@sa/db';
+import { OutboundPolicy, guardedFetch, isGuardError } from '@sa/net-guard';
+import { DELIVERIES_CHANNEL, SecretBox } from '@sa/webhook-registry';
+import { DISPATCHER_CONFIG, DISPATCHER_LOGGER, DISPATCHER_POLICY, WebhookDispatcherConfig } from '../config/webhook-dispatcher.config';
+import { AttemptOutcome, ClaimedDelivery, DeliveriesRepository, OwnedDelivery } from './deliveries.repository';
+import { DeliveryScheduler } from './delivery-scheduler';
+import { describeStatus, webhookRequest } from './webhook-request';
+import { WorkspaceEntitlements } from './workspace-entitlements';
+
+export const SECRET_BOX = Symbol('SECRET_BOX');
+const PURGE_EVERY_MS = 3_600_000;
+
+/**
+ * Sends the deliveries this dispatcher holds: fresh ones handed over right after the event's
+ * transaction commits, and (by a periodic sweep, woken at once by NOTIFY on
+ * `webhooks_deliveries`) the ones nobody holds: manual redelivers, deliveries given back by a
+ * stopping dispatcher, those of a crashed one once its lease expired, and backlogs that did not
+ * fit in memory. Each is claimed (committed as `sending`), POSTed once through the SSRF guard
+ * without following redirects and with the 10-second timeout, and its outcome recorded.
+ */
+@Injectable()
+export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly scheduler: DeliveryScheduler;
+  private readonly listener: PgListener;
+  private sweepTimer: NodeJS.Timeout | null = null;
+  private sweeping: Promise<void> | null = null;
+  private sweepAgain = false;
+  private lastRenew = 0;
+  private lastPurge = 0;
+  private stopping = false;
+
+  constructor(
+    private readonly deliveries: DeliveriesRepository,
+    private readonly entitlements: WorkspaceEntitlements,
+    @Inject(SECRET_BOX) private readonly secrets: SecretBox,
+    @Inject(DISPATCHER_POLICY) private readonly policy: OutboundPolicy,
+    @Inject(DISPATCHER_CONFIG) private readonly config: WebhookDispatcherConfig,
+    @Inject(DISPATCHER_LOGGER) private readonly logger: Logger,
+  ) {
+    this.scheduler = new DeliveryScheduler({
+      concurrency: config.concurrency,
+      perKeyConcurrency: config.endpointConcurrency,
+      perKeyQueueMax: config.endpointQueueMax,
+      run: (id) => this.deliver(id),
+      onError: (err, id) => this.logger.error({ err, delivery_id: id }, 'delivering a webhook failed unexpectedly; it is left to the sweep'),
+    });
+    this.listener = new PgListener({
+      client: { connectionString: config.databaseUrl, application_name: 'webhook-dispatcher-listener' },
+      channel: DELIVERIES_CHANNEL,
+      logger,
+      onNotify: () => this.sweepSoon(),
+      onListening: () => this.sweepSoon(),
+    });
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.entitlements.start();
+    await this.listener.start();
+    this.sweepTimer = setInterval(() => this.sweepSoon(), this.config.sweepMs);
+    this.sweepSoon();
+  }
+
+  /** Stops taking work, lets requests in flight finish, and gives back what was not started. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    if (this.sweepTimer) clearInterval(this.sweepTimer);
+    await this.listener.stop();
+    await this.sweeping;
+    const unstarted = await this.scheduler.stop();
+    try {
+      await this.deliveries.release(unstarted);
+    } catch (err) {
+      this.logger.warn({ err, count: unstarted.length }, 'could not give back unsent deliveries; another dispatcher takes them when the lease expires');
+    }
+    await this.entitlements.stop();
+    this.logger.info({ released: unstarted.length }, 'webhook delivery stopped');
+  }
+
+  /** Hands over deliveries just committed for this dispatcher; those that do not fit are given back. */
+  accept(deliveries: OwnedDelivery[]): void {
+    const refused = deliveries.filter((d) => !this.scheduler.offer(d.webhook_id, d.id)).map((d) => d.id);
+    if (refused.length === 0) return;
+    void this.deliveries
+      .release(refused)
+      .catch((err: unknown) => this.logger.warn({ err, count: refused.length }, 'could not give back deliveries; they are taken again when the lease expires'));
+  }
+
+  /** Runs a sweep now, or right after the one running. */
+  sweepSoon(): void {
+    if (this.stopping) return;
+    if (this.sweeping) {
+      this.sweepAgain = true;
+      return;
+    }
+    this.sweeping = (async () => {
+      try {
+        do {
+          this.sweepAgain = false;
+          await this.sweep();
+        } while (this.sweepAgain && !this.stopping);
+      } catch (err) {
+        this.logger.warn({ err }, 'webhook delivery sweep failed; will retry');
+      } finally {
+        this.sweeping = null;
+      }
+    })();
+  }
+
+  private async sweep(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastRenew >= this.config.leaseMs / 3) {
+      await this.deliveries.renewLeases();
+      this.lastRenew = now;
+    }
+    const interrupted = await this.deliveries.failInterrupted();
+    if (interrupted > 0) this.logger.warn({ count: interrupted }, 'deliveries interrupted by a stopped dispatcher were recorded as failed');
+    const room = Math.max(0, this.config.concurrency * 4 - this.scheduler.waiting - this.scheduler.inFlight);
+    if (room > 0) {
+      const orphans = await this.deliveries.claimOrphans(Math.min(room, 500), this.scheduler.fullKeys());
+      if (orphans.length > 0) {
+        this.logger.debug({ count: orphans.length }, 'took over deliveries nobody held');
+        this.accept(orphans);
+        if (orphans.length === Math.min(room, 500)) this.sweepAgain = true;
+      }
+    }
+    if (now - this.lastPurge >= PURGE_EVERY_MS) {
+      this.lastPurge = now;
+      const purged = await this.deliveries.purgeFinished(this.config.logRetentionDays);
+      if (purged > 0) this.logger.info({ count: purged, days: this.config.logRetentionDays }, 'deleted old finished deliveries');
+    }
+  }
+
+  /** One attempt of one delivery. */
+  private async deliver(id: string): Promise<void> {
+    const claimed = await this.deliveries.claim(id);
+    if (!claimed) return; // deleted with its webhook, or taken over meanwhile
+    const outcome = await this.attempt(claimed);
+    await this.deliveries.finish(claimed, outcome);
+    const log = { delivery_id: claimed.id, webhook_id: claimed.webhook_id, event_id: claimed.event_id, event: claimed.event_type, tenant_id: claimed.tenant_id, attempt: claimed.attempt, status_code: outcome.statusCode, duration_ms: Math.round(outcome.durationMs) };
+    if (outcome.ok) this.logger.debug(log, 'webhook delivered');
+    else this.logger.info({ ...log, error: outcome.error }, 'webhook delivery failed');
+  }
+
+  private async attempt(claimed: ClaimedDelivery): Promise<AttemptOutcome> {
+    const started = performance.now();
+    const failed = (error: string, statusCode: number | null = null): AttemptOutcome => ({ ok: false, statusCode, error, durationMs: performance.now() - started });
+    if (!(await this.entitlements.webhooksEnabled(claimed.tenant_id))) return failed("not sent: the workspace's plan does not include webhooks");
+    let secret: string;
+    try {
+      secret = this.secrets.open(claimed.secret);
+    } catch (err) {
+      return failed(`not sent: ${(err as Error).message}`);
+    }
+    const request = webhookRequest({
+      deliveryId: claimed.id,
+      eventId: claimed.event_id,
+      eventType: claimed.event_type,
+      dataJson: claimed.data_json,
+      secret,
+      timestamp: Math.floor(Date.now() / 1000),
+      userAgent: this.config.userAgent,
+    });
+    try {
+      const res = await guardedFetch(claimed.url, this.policy, { method: 'POST', headers: request.headers, body: request.body, followRedirects: false, discardBody: true });
+      const verdict = describeStatus(res.status);
+      return { ok: verdict.ok, statusCode: res.status, error: verdict.error, durationMs: performance.now() - started };
+    } catch (err) {
+      return failed(isGuardError(err) ? err.message : `request failed: ${(err as Error).message}`);
+    }
+  }
+}

@@ -1,0 +1,229 @@
+import 'reflect-metadata';
+import http from 'node:http';
+import { AddressInfo } from 'node:net';
+import { randomUUID } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { EventEnvelope } from '@sa/contracts';
+import { dataSourceOptions, queryRows } from '@sa/db';
+import { IdentityAdmin, IDENTITY_ENTITIES } from '@sa/identity';
+import { outboundPolicy } from '@sa/net-guard';
+import { createTestDatabase } from '@sa/testing';
+import { SecretBox, parseSecretKey } from '@sa/webhook-registry';
+import { verifyWebhook } from '@sa/webhooks';
+import { loadWebhookDispatcherConfig } from '../config/webhook-dispatcher.config';
+import { DeliveriesRepository, INTERRUPTED_ERROR } from './deliveries.repository';
+import { DeliveryEngine } from './delivery-engine';
+import { WorkspaceEntitlements } from './workspace-entitlements';
+
+// The delivery log and the engine against the real PostgreSQL and a local HTTP endpoint:
+// one delivery per (event, webhook), claims and leases between two dispatchers, interrupted
+// requests, the signed request itself, the timeout, and the plan check.
+
+let db: Awaited<ReturnType<typeof createTestDatabase>>;
+let ds: DataSource;
+let server: http.Server;
+let port: number;
+const hits: { path: string; headers: http.IncomingHttpHeaders; body: string }[] = [];
+const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined, child: () => silent } as never;
+const key = parseSecretKey('11'.repeat(32));
+const box = new SecretBox(key);
+
+const configFor = (instanceId: string, extra: Record<string, string> = {}) =>
+  loadWebhookDispatcherConfig({ DATABASE_URL: db.url, WEBHOOK_DISPATCHER_ID: instanceId, WEBHOOK_LEASE_MS: '1000', WEBHOOK_SWEEP_MS: '100000', WEBHOOK_TIMEOUT_MS: '400', ...extra });
+
+let scaleWs: string;
+let growthWs: string;
+
+async function webhook(tenant: string, path: string, events: string[], botId: string | null = null, secret = 'whsec_int'): Promise<string> {
+  const [row] = await queryRows<{ id: string }>(ds, `INSERT INTO webhooks.webhooks (tenant_id, url, events, bot_id, secret) VALUES ($1, $2, $3, $4, $5) RETURNING id`, [
+    tenant,
+    `http://127.0.0.1:${port}${path}`,
+    events,
+    botId,
+    box.seal(secret),
+  ]);
+  return row.id;
+}
+
+function event(tenant: string, type: string, data: Record<string, unknown>): EventEnvelope {
+  return { id: randomUUID(), type: type as never, tenant_id: tenant, occurred_at: new Date().toISOString(), data: data as never };
+}
+
+const createFor = (repo: DeliveriesRepository, e: EventEnvelope) => ds.transaction((m) => repo.createForEvent(m, e));
+const deliveryRows = (ids: string[]) => queryRows<any>(ds, `SELECT * FROM webhooks.deliveries WHERE id = ANY($1::uuid[]) ORDER BY created_at`, [ids]);
+
+beforeAll(async () => {
+  db = await createTestDatabase('sa_test_webhooks');
+  ds = await new DataSource(dataSourceOptions({ url: db.url, applicationName: 'webhooks-int', poolSize: 10, entities: IDENTITY_ENTITIES })).initialize();
+  const admin = new IdentityAdmin(ds);
+  scaleWs = (await admin.createWorkspace({ name: 'Scale', plan: 'scale' })).id;
+  growthWs = (await admin.createWorkspace({ name: 'Growth', plan: 'growth' })).id;
+  server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      hits.push({ path: req.url ?? '', headers: req.headers, body });
+      if (req.url?.startsWith('/slow')) setTimeout(() => res.end('late'), 2000);
+      else if (req.url?.startsWith('/gone')) res.writeHead(410).end();
+      else res.writeHead(200).end('x'.repeat(100_000));
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  port = (server.address() as AddressInfo).port;
+});
+
+afterAll(async () => {
+  server?.closeAllConnections();
+  server?.close();
+  await ds?.destroy();
+  await db?.drop();
+});
+
+describe('DeliveriesRepository', () => {
+  it('creates one delivery per matching webhook (kind and bot scope), once per event', async () => {
+    const repo = new DeliveriesRepository(ds, configFor('a'));
+    const bot = randomUUID();
+    const all = await webhook(scaleWs, '/all', ['ticket.created', 'lead.created']);
+    const scoped = await webhook(scaleWs, '/scoped', ['ticket.created'], bot);
+    await webhook(scaleWs, '/other-bot', ['ticket.created'], randomUUID());
+    await webhook(scaleWs, '/other-kind', ['booking.created']);
+    await webhook(growthWs, '/other-workspace', ['ticket.created']);
+
+    const e = event(scaleWs, 'ticket.created', { ticket_id: 't1', chatbot_id: bot, subject: 'Hi' });
+    const created = await createFor(repo, e);
+    expect(created.map((d) => d.webhook_id).sort()).toEqual([all, scoped].sort());
+    expect(await createFor(repo, e)).toEqual([]); // the same event again: nothing new
+    const rows = await deliveryRows(created.map((d) => d.id));
+    expect(rows.every((r: any) => r.status === 'pending' && r.owner === 'a' && r.event_id === e.id && r.lease_until)).toBe(true);
+
+    const noBot = await createFor(repo, event(scaleWs, 'ticket.created', { ticket_id: 't2', chatbot_id: null }));
+    expect(noBot.map((d) => d.webhook_id)).toEqual([all]);
+  });
+
+  it('keeps the payload text as the event had it (key order included)', async () => {
+    const repo = new DeliveriesRepository(ds, configFor('a'));
+    await webhook(scaleWs, '/order', ['message.unanswered']);
+    const [d] = await createFor(repo, event(scaleWs, 'message.unanswered', { zeta: 1, alpha: 2, mid: { b: 1, a: 2 } }));
+    const claimed = await repo.claim(d.id);
+    expect(claimed!.data_json).toBe('{"zeta":1,"alpha":2,"mid":{"b":1,"a":2}}');
+  });
+
+  it('claims only its own pending deliveries, once; finish records the outcome and the attempt', async () => {
+    const a = new DeliveriesRepository(ds, configFor('a'));
+    const b = new DeliveriesRepository(ds, configFor('b'));
+    await webhook(scaleWs, '/claims', ['booking.created']);
+    const [d] = await createFor(a, event(scaleWs, 'booking.created', { booking_id: 'b1', chatbot_id: null }));
+    expect(await b.claim(d.id)).toBeNull();
+    const claimed = await a.claim(d.id);
+    expect(claimed).toEqual(expect.objectContaining({ id: d.id, attempt: 1, event_type: 'booking.created' }));
+    expect(box.open(claimed!.secret)).toBe('whsec_int');
+    expect(await a.claim(d.id)).toBeNull();
+    await a.finish(claimed!, { ok: false, statusCode: 503, error: 'the endpoint answered 503', durationMs: 12.4 });
+    const [row] = await deliveryRows([d.id]);
+    expect(row).toEqual(expect.objectContaining({ status: 'failed', owner: null, lease_until: null, attempts: 1, last_status_code: 503, last_error: 'the endpoint answered 503', last_duration_ms: 12 }));
+    const attempts = await queryRows<any>(ds, `SELECT * FROM webhooks.attempts WHERE delivery_id = $1`, [d.id]);
+    expect(attempts).toEqual([expect.objectContaining({ attempt: 1, trigger: 'event', owner: 'a', status_code: 503, duration_ms: 12, finished_at: expect.any(Date) })]);
+  });
+
+  it('hands over pending deliveries of an expired lease, records in-flight ones of a dead dispatcher as interrupted', async () => {
+    const dead = new DeliveriesRepository(ds, configFor('dead'));
+    const alive = new DeliveriesRepository(ds, configFor('alive'));
+    const hook = await webhook(scaleWs, '/takeover', ['lead.created']);
+    const ours = (ds: { webhook_id: string; id: string }[]) => ds.filter((d) => d.webhook_id === hook);
+    const [waiting] = ours(await createFor(dead, event(scaleWs, 'lead.created', { lead_id: 'l1', chatbot_id: null })));
+    const [inFlight] = ours(await createFor(dead, event(scaleWs, 'lead.created', { lead_id: 'l2', chatbot_id: null })));
+    expect(await dead.claim(inFlight.id)).not.toBeNull();
+    // Leases still live: nothing to take over or close.
+    expect((await alive.claimOrphans(100, [])).filter((d) => d.webhook_id === hook)).toEqual([]);
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await alive.claimOrphans(100, [hook])).filter((d) => d.webhook_id === hook)).toEqual([]); // webhook skipped (queue full)
+    expect((await alive.claimOrphans(100, [])).filter((d) => d.webhook_id === hook)).toEqual([{ id: waiting.id, webhook_id: hook }]);
+    expect(await alive.failInterrupted()).toBeGreaterThanOrEqual(1);
+    const [w, f] = await deliveryRows([waiting.id, inFlight.id]);
+    expect(w).toEqual(expect.objectContaining({ status: 'pending', owner: 'alive' }));
+    expect(f).toEqual(expect.objectContaining({ status: 'failed', owner: null, last_error: INTERRUPTED_ERROR }));
+    const [attempt] = await queryRows<any>(ds, `SELECT * FROM webhooks.attempts WHERE delivery_id = $1`, [inFlight.id]);
+    expect(attempt).toEqual(expect.objectContaining({ error: INTERRUPTED_ERROR, finished_at: expect.any(Date), status_code: null }));
+    // Released deliveries are anybody's at once; renewing keeps them from being taken.
+    await alive.release([waiting.id]);
+    expect((await dead.claimOrphans(100, [])).map((d) => d.id)).toContain(waiting.id);
+    await dead.renewLeases();
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await alive.claimOrphans(100, [])).map((d) => d.id)).not.toContain(waiting.id);
+  });
+});
+
+describe('DeliveryEngine', () => {
+  async function engineFor(instanceId: string, extra: Record<string, string> = {}) {
+    const config = configFor(instanceId, extra);
+    const repo = new DeliveriesRepository(ds, config);
+    const entitlements = new WorkspaceEntitlements(ds, db.url, silent);
+    const engine = new DeliveryEngine(repo, entitlements, box, outboundPolicy({ allowCidrs: ['127.0.0.1/32'], allowedPorts: [port], timeoutMs: config.timeoutMs, maxRedirects: 0 }), config, silent);
+    await engine.onApplicationBootstrap();
+    return { engine, repo };
+  }
+  const settled = (ids: string[]) =>
+    new Promise<any[]>((resolve, reject) => {
+      const deadline = Date.now() + 8000;
+      const poll = async () => {
+        const rows = await deliveryRows(ids);
+        if (rows.every((r: any) => r.status === 'succeeded' || r.status === 'failed')) return resolve(rows);
+        if (Date.now() > deadline) return reject(new Error(`not settled: ${JSON.stringify(rows.map((r: any) => r.status))}`));
+        setTimeout(poll, 50);
+      };
+      void poll();
+    });
+
+  it('sends a signed request, records 2xx as succeeded and other statuses, timeouts and lapsed plans as failed', async () => {
+    const { engine, repo } = await engineFor('engine-1');
+    try {
+      await webhook(scaleWs, '/engine-ok', ['conversation.handoff'], null, 'whsec_engine');
+      await webhook(scaleWs, '/gone', ['conversation.handoff']);
+      await webhook(scaleWs, '/slow', ['conversation.handoff']);
+      const e = event(scaleWs, 'conversation.handoff', { session_id: 's1', chatbot_id: null, kind: 'explicit' });
+      const created = await createFor(repo, e);
+      expect(created).toHaveLength(3);
+      engine.accept(created);
+      const rows = await settled(created.map((d) => d.id));
+      const byUrl = (p: string) => rows.find((r: any) => hits.some((h) => h.path === p && h.headers['x-service-delivery-id'] === r.id));
+      expect(byUrl('/engine-ok')).toEqual(expect.objectContaining({ status: 'succeeded', last_status_code: 200, last_error: null }));
+      expect(byUrl('/gone')).toEqual(expect.objectContaining({ status: 'failed', last_status_code: 410, last_error: 'the endpoint answered 410' }));
+      expect(byUrl('/slow')).toEqual(expect.objectContaining({ status: 'failed', last_status_code: null, last_error: 'timed out after 400 ms' }));
+      expect(byUrl('/slow').last_duration_ms).toBeGreaterThanOrEqual(390);
+
+      const hit = hits.find((h) => h.path === '/engine-ok')!;
+      expect(JSON.parse(hit.body)).toEqual({ event: 'conversation.handoff', timestamp: expect.any(Number), data: e.data });
+      expect(hit.headers['x-service-event-id']).toBe(e.id);
+      expect(verifyWebhook({ rawBody: hit.body, headers: hit.headers, secret: 'whsec_engine' })).toEqual(expect.objectContaining({ ok: true }));
+
+      // A workspace that lost webhooks gets nothing sent; the attempt says why.
+      await ds.query(`UPDATE identity.workspaces SET plan = 'growth' WHERE id = $1`, [scaleWs]);
+      const before = hits.length;
+      const lapsed = await createFor(new DeliveriesRepository(ds, configFor('engine-1')), event(scaleWs, 'conversation.handoff', { session_id: 's2', chatbot_id: null }));
+      const fresh = new (WorkspaceEntitlements as any)(ds, db.url, silent) as WorkspaceEntitlements; // bypass the first engine's cache
+      expect(await fresh.webhooksEnabled(scaleWs)).toBe(false);
+      (engine as any).entitlements = fresh;
+      engine.accept(lapsed);
+      const lapsedRows = await settled(lapsed.map((d) => d.id));
+      expect(lapsedRows.every((r: any) => r.status === 'failed' && /plan does not include webhooks/.test(r.last_error))).toBe(true);
+      expect(hits.length).toBe(before);
+    } finally {
+      await ds.query(`UPDATE identity.workspaces SET plan = 'scale' WHERE id = $1`, [scaleWs]);
+      await engine.beforeApplicationShutdown();
+    }
+  });
+
+  it('gives back deliveries it had not started when it stops', async () => {
+    const { engine, repo } = await engineFor('engine-2', { WEBHOOK_ENDPOINT_CONCURRENCY: '1', WEBHOOK_TIMEOUT_MS: '1500' });
+    await webhook(scaleWs, '/slow-stop', ['ticket.created']);
+    const created: { id: string; webhook_id: string }[] = [];
+    for (let i = 0; i < 3; i++) created.push(...(await createFor(repo, event(scaleWs, 'ticket.created', { ticket_id: `s${i}`, chatbot_id: null }))));
+    engine.accept(created.filter((d) => d.webhook_id));
+    await new Promise((r) => setTimeout(r, 200));
+    await engine.beforeApplicationShutdown();
+    const rows = await deliveryRows(created.map((d) => d.id));
+    const statuses = rows.map((r: any) => [r.status, r.owner]);
+    expect(statuses.filter(([st]) => st === 'failed')).toHaveLength(1); // the one in flight finished (timed out)
+    expect(statuses.filter(([st, owner]) => st === 'pending' && owner === null)).toHaveLength(2);
+  });
+});

@@ -1,0 +1,29 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { EventEnvelope, isWebhookEventType } from '@sa/contracts';
+import { AfterCommit, EventHandler } from '@sa/events';
+import { DeliveriesRepository } from './deliveries.repository';
+import { DeliveryEngine } from './delivery-engine';
+import { WorkspaceEntitlements } from './workspace-entitlements';
+
+/**
+ * Turns each webhook event into its deliveries, in the transaction that marks the event processed
+ * (so an event yields its deliveries exactly once, whatever JetStream redelivers), then hands them
+ * to the engine once that transaction has committed. Workspaces whose plan has no webhooks get none.
+ */
+@Injectable()
+export class DispatchHandler implements EventHandler {
+  constructor(
+    private readonly deliveries: DeliveriesRepository,
+    private readonly engine: DeliveryEngine,
+    private readonly entitlements: WorkspaceEntitlements,
+  ) {}
+
+  async handle(event: EventEnvelope, manager: EntityManager): Promise<void | AfterCommit> {
+    if (!isWebhookEventType(event.type)) return;
+    if (!(await this.entitlements.webhooksEnabled(event.tenant_id))) return;
+    const created = await this.deliveries.createForEvent(manager, event);
+    if (created.length === 0) return;
+    return () => this.engine.accept(created);
+  }
+}
