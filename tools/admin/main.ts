@@ -1,9 +1,20 @@
+import 'reflect-metadata';
 import { DEFAULT_DATABASE_URL } from '@sa/config';
-import { BillingStatus, Plan, TierSlots } from '@sa/contracts';
+import { BillingStatus, Plan, TierSlots, WEBHOOK_EVENT_TYPES } from '@sa/contracts';
 import { createDataSource } from '@sa/db';
 import { AdminInputError, IDENTITY_ENTITIES, IdentityAdmin, WorkspaceChanges, WorkspaceEntity } from '@sa/identity';
+import { WebhookAdmin, WebhookInputError } from '@sa/webhook-registry';
 import { listMail } from './outbox-mail';
 import { ParsedArgs, UsageError, parseArgs, rejectLeftovers, requireString, takeBool, takeInt, takeList, takeString } from './args';
+import {
+  DEFAULT_DELIVERIES_LIMIT,
+  DEFAULT_REDELIVER_WAIT_SECONDS,
+  DELIVERY_STATUSES,
+  MAX_DELIVERIES_LIMIT,
+  isDeliveryStatus,
+  redeliverAndWait,
+  webhookAdminOptions,
+} from './webhook-commands';
 
 const USAGE = `Usage: npm run -s admin -- <command> [options]   (JSON on stdout)
 
@@ -16,8 +27,16 @@ const USAGE = `Usage: npm run -s admin -- <command> [options]   (JSON on stdout)
   token revoke     --id ID
   token list       --workspace ID
   mail list        --workspace ID     (visitor e-mails of bookings, kept when no SMTP is configured)
+  webhook create   --workspace ID --url URL --events a,b|all [--bot ID]   (the signing secret is shown only here)
+                   events: ${WEBHOOK_EVENT_TYPES.join(', ')}
+  webhook list     --workspace ID     (each with its last delivery)
+  webhook delete   --id ID [--workspace ID]
+  webhook deliveries --webhook ID [--limit N (1-${MAX_DELIVERIES_LIMIT}, default ${DEFAULT_DELIVERIES_LIMIT})] [--status ${DELIVERY_STATUSES.join('|')}]
+  webhook redeliver --delivery ID [--wait SECONDS (default ${DEFAULT_REDELIVER_WAIT_SECONDS}; 0: do not wait for the result)]
 
-Environment: DATABASE_URL (default ${DEFAULT_DATABASE_URL}).`;
+Environment: DATABASE_URL (default ${DEFAULT_DATABASE_URL}); for webhook commands also
+WEBHOOK_SECRET_KEY (32 bytes, 64 hex characters or base64: stores signing secrets encrypted),
+WEBHOOK_MAX_PER_WORKSPACE (default 20), OUTBOUND_ALLOWED_PORTS and OUTBOUND_ALLOW_CIDRS.`;
 
 const BOOLEAN_FLAGS = new Set(['enterprise-api', 'enterprise-webhooks', 'help']);
 
@@ -76,8 +95,11 @@ async function run(argv: string[]): Promise<unknown> {
   if (args.flags.get('help') || !group) throw new UsageError('');
   if (extra.length) throw new UsageError(`unexpected argument(s): ${extra.join(' ')}`);
   const command = `${group} ${action ?? ''}`.trim();
+  // Read before connecting, so that a bad WEBHOOK_* or OUTBOUND_* variable is reported first.
+  const webhookOptions = group === 'webhook' ? webhookAdminOptions() : undefined;
   const ds = await createDataSource({ url: process.env['DATABASE_URL'] || DEFAULT_DATABASE_URL, applicationName: 'admin-cli', entities: IDENTITY_ENTITIES, poolSize: 2 });
   const admin = new IdentityAdmin(ds);
+  const webhooks = () => new WebhookAdmin(ds, webhookOptions ?? webhookAdminOptions());
   try {
     switch (command) {
       case 'workspace create': {
@@ -130,6 +152,42 @@ async function run(argv: string[]): Promise<unknown> {
         rejectLeftovers(args);
         return { data: await admin.listTokens(workspaceId) };
       }
+      case 'webhook create': {
+        const input = {
+          workspaceId: requireString(args, 'workspace'),
+          url: requireString(args, 'url'),
+          events: requireString(args, 'events').split(','),
+          botId: takeString(args, 'bot') ?? null,
+        };
+        rejectLeftovers(args);
+        return await webhooks().create(input);
+      }
+      case 'webhook list': {
+        const workspaceId = requireString(args, 'workspace');
+        rejectLeftovers(args);
+        return { data: await webhooks().list(workspaceId) };
+      }
+      case 'webhook delete': {
+        const id = requireString(args, 'id');
+        const workspaceId = takeString(args, 'workspace');
+        rejectLeftovers(args);
+        return await webhooks().delete(id, workspaceId);
+      }
+      case 'webhook deliveries': {
+        const webhookId = requireString(args, 'webhook');
+        const limit = takeInt(args, 'limit') ?? DEFAULT_DELIVERIES_LIMIT;
+        if (limit < 1 || limit > MAX_DELIVERIES_LIMIT) throw new UsageError(`--limit must be between 1 and ${MAX_DELIVERIES_LIMIT} (got ${limit})`);
+        const status = takeString(args, 'status');
+        if (status !== undefined && !isDeliveryStatus(status)) throw new UsageError(`--status must be one of ${DELIVERY_STATUSES.join(', ')} (got "${status}")`);
+        rejectLeftovers(args);
+        return { data: await webhooks().deliveries(webhookId, { limit, status }) };
+      }
+      case 'webhook redeliver': {
+        const id = requireString(args, 'delivery');
+        const waitSeconds = takeInt(args, 'wait') ?? DEFAULT_REDELIVER_WAIT_SECONDS;
+        rejectLeftovers(args);
+        return await redeliverAndWait(webhooks(), id, waitSeconds * 1000);
+      }
       default:
         throw new UsageError(`unknown command "${command}"`);
     }
@@ -147,7 +205,7 @@ run(process.argv.slice(2))
       process.stderr.write(`${err.message ? `error: ${err.message}\n\n` : ''}${USAGE}\n`);
       process.exit(2);
     }
-    if (err instanceof AdminInputError) {
+    if (err instanceof AdminInputError || err instanceof WebhookInputError) {
       process.stderr.write(`error: ${err.message}\n`);
       process.exit(1);
     }
