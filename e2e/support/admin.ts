@@ -8,12 +8,16 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the real admin CLI (compiled) against the e2e database. */
+/** Runs the real admin CLI (compiled) against the e2e database, with the system's outbound policy (webhook URLs). */
 export function runAdmin(args: string[], databaseUrl?: string): Promise<CliResult> {
   const s = e2eState();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(s.root, 'dist', 'tools', 'admin', 'main.js'), ...args], {
-      env: { PATH: process.env['PATH'], DATABASE_URL: databaseUrl ?? s.databaseUrl },
+      env: {
+        PATH: process.env['PATH'],
+        ...Object.fromEntries(Object.entries(s.env).filter(([k]) => k.startsWith('OUTBOUND_') || k.startsWith('WEBHOOK_'))),
+        DATABASE_URL: databaseUrl ?? s.databaseUrl,
+      },
     });
     let stdout = '';
     let stderr = '';

@@ -53,7 +53,7 @@ export async function startWebhookReceiver(port = 0): Promise<WebhookReceiver> {
         res.writeHead(b.status, { 'content-type': 'text/plain', ...(b.headers ?? {}) });
         res.end('ok');
       };
-      if (b.delayMs) setTimeout(answer, b.delayMs);
+      if (b.delayMs) setTimeout(answer, b.delayMs).unref();
       else answer();
     });
   });
