@@ -17,7 +17,7 @@ export const loadWebhookDispatcherConfig = (source: Record<string, string | unde
       /** Deliveries one webhook may have waiting in memory; beyond that they wait in the database. */
       endpointQueueMax: env.int('WEBHOOK_ENDPOINT_QUEUE_MAX', 1000, { min: 1, max: 1_000_000 }),
       /** Events handled at once by the JetStream consumer (each in its own transaction). */
-      consumerConcurrency: env.int('WEBHOOK_CONSUMER_CONCURRENCY', 32, { min: 1, max: 1000 }),
+      consumerConcurrency: env.int('WEBHOOK_CONSUMER_CONCURRENCY', 16, { min: 1, max: 1000 }),
       /** An event not acknowledged within this time is redelivered by JetStream. */
       ackWaitMs: env.int('WEBHOOK_ACK_WAIT_MS', 30_000, { min: 1000, max: 3_600_000 }),
       /** How long a dispatcher holds an open delivery without renewing (renewed every third of it). */

@@ -1,9 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { Pool } from 'pg';
 import { DataSource, EntityManager } from 'typeorm';
 import { EventEnvelope, eventBotId } from '@sa/contracts';
-import { queryRows } from '@sa/db';
+import { pgClientConfig, queryRows } from '@sa/db';
 import { DISPATCHER_CONFIG, WebhookDispatcherConfig } from '../config/webhook-dispatcher.config';
+import { GroupBatcher } from './group-batcher';
 
 /** A delivery this dispatcher holds, to be sent. */
 export interface OwnedDelivery {
@@ -37,16 +39,31 @@ export const INTERRUPTED_ERROR = 'interrupted: the dispatcher stopped while this
 /**
  * The delivery log in SQL (schema `webhooks`, see the migration). Every statement that changes an
  * open delivery names its owner, so two dispatchers never act on one delivery at once.
+ *
+ * Claims and outcomes go through a small pool of their own, so sending never queues behind the
+ * event consumer's transactions, and are grouped: concurrent claims (and outcomes) share one
+ * statement, while a lone one runs at once.
  */
 @Injectable()
-export class DeliveriesRepository {
+export class DeliveriesRepository implements OnApplicationShutdown {
   private readonly lease: string;
+  private readonly pool: Pool;
+  private readonly claims: GroupBatcher<string, ClaimedDelivery | null>;
+  private readonly outcomes: GroupBatcher<{ claimed: ClaimedDelivery; outcome: AttemptOutcome }, void>;
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
     @Inject(DISPATCHER_CONFIG) private readonly config: WebhookDispatcherConfig,
   ) {
     this.lease = `${config.leaseMs} milliseconds`;
+    this.pool = new Pool({ ...pgClientConfig(ds.options, 'webhook-dispatcher-delivery'), max: 4, idleTimeoutMillis: 30_000 });
+    this.pool.on('error', () => undefined); // an idle client's error; the next query reconnects
+    this.claims = new GroupBatcher((ids) => this.claimMany(ids), 200);
+    this.outcomes = new GroupBatcher((items) => this.finishMany(items), 200);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.pool.end().catch(() => undefined);
   }
 
   private get owner(): string {
@@ -77,37 +94,58 @@ export class DeliveriesRepository {
    * statement committed before the request goes out: after a crash it is known to have been
    * (perhaps) sent, and is never sent again automatically. Null when it is no longer ours.
    */
-  async claim(id: string): Promise<ClaimedDelivery | null> {
-    const rows = await queryRows<ClaimedDelivery>(
-      this.ds,
-      `WITH claimed AS (
-         UPDATE webhooks.deliveries d
-            SET status = 'sending', attempts = d.attempts + 1, last_attempt_at = clock_timestamp(), lease_until = now() + $3::interval
-          WHERE d.id = $1 AND d.status = 'pending' AND d.owner = $2
-          RETURNING d.id, d.tenant_id, d.webhook_id, d.event_id, d.event_type, d.data::text AS data_json, d.attempts AS attempt, d.next_trigger
-       ), attempt AS (
-         INSERT INTO webhooks.attempts (delivery_id, attempt, trigger, owner)
-         SELECT id, attempt, next_trigger, $2 FROM claimed
-         RETURNING id
-       )
-       SELECT c.id, c.tenant_id, c.webhook_id, c.event_id, c.event_type, c.data_json, c.attempt, a.id::text AS attempt_id, w.url, w.secret
-         FROM claimed c CROSS JOIN attempt a JOIN webhooks.webhooks w ON w.id = c.webhook_id`,
-      [id, this.owner, this.lease],
-    );
-    return rows[0] ?? null;
+  claim(id: string): Promise<ClaimedDelivery | null> {
+    return this.claims.call(id);
   }
 
   /** Records the outcome of an attempt and closes the delivery (no automatic retries). */
-  async finish(claimed: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
-    await this.ds.query(
-      `WITH attempt AS (
-         UPDATE webhooks.attempts SET finished_at = clock_timestamp(), duration_ms = $4, status_code = $5, error = $6 WHERE id = $7
+  finish(claimed: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
+    return this.outcomes.call({ claimed, outcome });
+  }
+
+  private async claimMany(ids: string[]): Promise<(ClaimedDelivery | null)[]> {
+    const { rows } = await this.pool.query<ClaimedDelivery>(
+      `WITH claimed AS (
+         UPDATE webhooks.deliveries d
+            SET status = 'sending', attempts = d.attempts + 1, last_attempt_at = clock_timestamp(), lease_until = now() + $3::interval
+          WHERE d.id = ANY($1::uuid[]) AND d.status = 'pending' AND d.owner = $2
+          RETURNING d.id, d.tenant_id, d.webhook_id, d.event_id, d.event_type, d.data::text AS data_json, d.attempts AS attempt, d.next_trigger
+       ), opened AS (
+         INSERT INTO webhooks.attempts (delivery_id, attempt, trigger, owner)
+         SELECT id, attempt, next_trigger, $2 FROM claimed
+         RETURNING id, delivery_id
        )
-       UPDATE webhooks.deliveries
-          SET status = $3, owner = NULL, lease_until = NULL, last_status_code = $5, last_error = $6, last_duration_ms = $4
-        WHERE id = $1 AND owner = $2 AND status = 'sending'`,
-      [claimed.id, this.owner, outcome.ok ? 'succeeded' : 'failed', Math.round(outcome.durationMs), outcome.statusCode, outcome.error, claimed.attempt_id],
+       SELECT c.id, c.tenant_id, c.webhook_id, c.event_id, c.event_type, c.data_json, c.attempt, o.id::text AS attempt_id, w.url, w.secret
+         FROM claimed c JOIN opened o ON o.delivery_id = c.id JOIN webhooks.webhooks w ON w.id = c.webhook_id`,
+      [ids, this.owner, this.lease],
     );
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id) ?? null);
+  }
+
+  private async finishMany(items: { claimed: ClaimedDelivery; outcome: AttemptOutcome }[]): Promise<void[]> {
+    await this.pool.query(
+      `WITH v AS (
+         SELECT * FROM unnest($2::uuid[], $3::bigint[], $4::text[], $5::int[], $6::int[], $7::text[])
+                    AS v(id, attempt_id, status, duration_ms, status_code, error)
+       ), attempt AS (
+         UPDATE webhooks.attempts a SET finished_at = clock_timestamp(), duration_ms = v.duration_ms, status_code = v.status_code, error = v.error
+           FROM v WHERE a.id = v.attempt_id
+       )
+       UPDATE webhooks.deliveries d
+          SET status = v.status, owner = NULL, lease_until = NULL, last_status_code = v.status_code, last_error = v.error, last_duration_ms = v.duration_ms
+         FROM v WHERE d.id = v.id AND d.owner = $1 AND d.status = 'sending'`,
+      [
+        this.owner,
+        items.map((i) => i.claimed.id),
+        items.map((i) => i.claimed.attempt_id),
+        items.map((i) => (i.outcome.ok ? 'succeeded' : 'failed')),
+        items.map((i) => Math.round(i.outcome.durationMs)),
+        items.map((i) => i.outcome.statusCode),
+        items.map((i) => i.outcome.error),
+      ],
+    );
+    return items.map(() => undefined);
   }
 
   /** Gives deliveries back (held but not started): any dispatcher may take them at once. */

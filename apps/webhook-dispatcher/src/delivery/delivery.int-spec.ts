@@ -49,6 +49,13 @@ function event(tenant: string, type: string, data: Record<string, unknown>): Eve
   return { id: randomUUID(), type: type as never, tenant_id: tenant, occurred_at: new Date().toISOString(), data: data as never };
 }
 
+const repos: DeliveriesRepository[] = [];
+function repoFor(config: ReturnType<typeof configFor>): DeliveriesRepository {
+  const repo = new DeliveriesRepository(ds, config);
+  repos.push(repo);
+  return repo;
+}
+
 const createFor = (repo: DeliveriesRepository, e: EventEnvelope) => ds.transaction((m) => repo.createForEvent(m, e));
 const deliveryRows = (ids: string[]) => queryRows<any>(ds, `SELECT * FROM webhooks.deliveries WHERE id = ANY($1::uuid[]) ORDER BY created_at`, [ids]);
 
@@ -73,6 +80,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  for (const r of repos) await r.onApplicationShutdown();
   server?.closeAllConnections();
   server?.close();
   await ds?.destroy();
@@ -81,7 +89,7 @@ afterAll(async () => {
 
 describe('DeliveriesRepository', () => {
   it('creates one delivery per matching webhook (kind and bot scope), once per event', async () => {
-    const repo = new DeliveriesRepository(ds, configFor('a'));
+    const repo = repoFor(configFor('a'));
     const bot = randomUUID();
     const all = await webhook(scaleWs, '/all', ['ticket.created', 'lead.created']);
     const scoped = await webhook(scaleWs, '/scoped', ['ticket.created'], bot);
@@ -101,7 +109,7 @@ describe('DeliveriesRepository', () => {
   });
 
   it('keeps the payload text as the event had it (key order included)', async () => {
-    const repo = new DeliveriesRepository(ds, configFor('a'));
+    const repo = repoFor(configFor('a'));
     await webhook(scaleWs, '/order', ['message.unanswered']);
     const [d] = await createFor(repo, event(scaleWs, 'message.unanswered', { zeta: 1, alpha: 2, mid: { b: 1, a: 2 } }));
     const claimed = await repo.claim(d.id);
@@ -109,8 +117,8 @@ describe('DeliveriesRepository', () => {
   });
 
   it('claims only its own pending deliveries, once; finish records the outcome and the attempt', async () => {
-    const a = new DeliveriesRepository(ds, configFor('a'));
-    const b = new DeliveriesRepository(ds, configFor('b'));
+    const a = repoFor(configFor('a'));
+    const b = repoFor(configFor('b'));
     await webhook(scaleWs, '/claims', ['booking.created']);
     const [d] = await createFor(a, event(scaleWs, 'booking.created', { booking_id: 'b1', chatbot_id: null }));
     expect(await b.claim(d.id)).toBeNull();
@@ -126,8 +134,8 @@ describe('DeliveriesRepository', () => {
   });
 
   it('hands over pending deliveries of an expired lease, records in-flight ones of a dead dispatcher as interrupted', async () => {
-    const dead = new DeliveriesRepository(ds, configFor('dead'));
-    const alive = new DeliveriesRepository(ds, configFor('alive'));
+    const dead = repoFor(configFor('dead'));
+    const alive = repoFor(configFor('alive'));
     const hook = await webhook(scaleWs, '/takeover', ['lead.created']);
     const ours = (ds: { webhook_id: string; id: string }[]) => ds.filter((d) => d.webhook_id === hook);
     const [waiting] = ours(await createFor(dead, event(scaleWs, 'lead.created', { lead_id: 'l1', chatbot_id: null })));
@@ -156,7 +164,7 @@ describe('DeliveriesRepository', () => {
 describe('DeliveryEngine', () => {
   async function engineFor(instanceId: string, extra: Record<string, string> = {}) {
     const config = configFor(instanceId, extra);
-    const repo = new DeliveriesRepository(ds, config);
+    const repo = repoFor(config);
     const entitlements = new WorkspaceEntitlements(ds, db.url, silent);
     const engine = new DeliveryEngine(repo, entitlements, box, outboundPolicy({ allowCidrs: ['127.0.0.1/32'], allowedPorts: [port], timeoutMs: config.timeoutMs, maxRedirects: 0 }), config, silent);
     await engine.onApplicationBootstrap();
@@ -199,7 +207,7 @@ describe('DeliveryEngine', () => {
       // A workspace that lost webhooks gets nothing sent; the attempt says why.
       await ds.query(`UPDATE identity.workspaces SET plan = 'growth' WHERE id = $1`, [scaleWs]);
       const before = hits.length;
-      const lapsed = await createFor(new DeliveriesRepository(ds, configFor('engine-1')), event(scaleWs, 'conversation.handoff', { session_id: 's2', chatbot_id: null }));
+      const lapsed = await createFor(repoFor(configFor('engine-1')), event(scaleWs, 'conversation.handoff', { session_id: 's2', chatbot_id: null }));
       const fresh = new (WorkspaceEntitlements as any)(ds, db.url, silent) as WorkspaceEntitlements; // bypass the first engine's cache
       expect(await fresh.webhooksEnabled(scaleWs)).toBe(false);
       (engine as any).entitlements = fresh;
