@@ -55,6 +55,8 @@ const secretKey = parseSecretKey(config.secretKey);
       handler: DispatchHandler,
       concurrency: config.consumerConcurrency,
       ackWaitMs: config.ackWaitMs,
+      // One INSERT per event whose unique (event_id, webhook_id) makes a repeat a no-op.
+      dedupe: 'handler',
     }),
   ],
 })

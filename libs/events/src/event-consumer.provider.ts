@@ -15,7 +15,7 @@ export interface EventHandler {
   handle(event: EventEnvelope, manager: EntityManager): Promise<void | AfterCommit>;
 }
 
-export interface EventConsumerProviderOptions extends Pick<EventConsumerOptions, 'maxDeliver' | 'ackWaitMs' | 'concurrency' | 'retryBaseDelayMs'> {
+export interface EventConsumerProviderOptions extends Pick<EventConsumerOptions, 'maxDeliver' | 'ackWaitMs' | 'concurrency' | 'retryBaseDelayMs' | 'dedupe'> {
   /** Durable consumer name, e.g. `knowledge-bot-created`; unique per service and purpose. */
   durable: string;
   types: EventType[];

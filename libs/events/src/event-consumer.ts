@@ -28,6 +28,13 @@ export interface EventConsumerOptions {
   /** Runs inside the transaction that records the event as processed; throw to have it retried. */
   handler: EventHandlerFn;
   logger: Logger;
+  /**
+   * `processed-table` (default): the consumer records each event in `processed_events` and runs
+   * the handler in that transaction. `handler`: the handler is idempotent by itself (for example
+   * one statement whose unique key makes a repeat a no-op) and runs without a transaction or a
+   * mark, `manager` being the DataSource's; it must not rely on being called only once.
+   */
+  dedupe?: 'processed-table' | 'handler';
   /** Deliveries before an event whose handler keeps failing is given up (terminated). */
   maxDeliver?: number;
   /** Unacknowledged messages are redelivered after this long. */
@@ -237,8 +244,12 @@ export class EventConsumer {
     let handled: boolean;
     let afterCommit: AfterCommit | undefined;
     try {
-      handled = await withLogContext({ tenantId: event.tenant_id }, () =>
-        this.opts.dataSource.transaction(async (manager) => {
+      handled = await withLogContext({ tenantId: event.tenant_id }, async () => {
+        if (this.opts.dedupe === 'handler') {
+          afterCommit = (await this.opts.handler(event, this.opts.dataSource.manager)) ?? undefined;
+          return true;
+        }
+        return this.opts.dataSource.transaction(async (manager) => {
           // Blocks while another transaction holds the same (consumer, event id), then conflicts
           // if that one committed: concurrent deliveries of one event are handled once.
           const claimed: unknown[] = await manager.query(
@@ -248,8 +259,8 @@ export class EventConsumer {
           if (claimed.length === 0) return false;
           afterCommit = (await this.opts.handler(event, manager)) ?? undefined;
           return true;
-        }),
-      );
+        });
+      });
     } catch (err) {
       const attempt = msg.info.deliveryCount;
       if (attempt >= this.maxDeliver) {

@@ -396,6 +396,23 @@ describe('outbox relay and event consumer', () => {
     expect(await processedIds(s, 'after-commit')).toEqual([event.id]);
   });
 
+  it("with dedupe 'handler', calls the handler outside a transaction and records nothing itself", async () => {
+    const s = await scenario();
+    await startRelay(s);
+    const seen: { id: string; inTransaction: boolean }[] = [];
+    await startConsumer(s, 'self-dedupe', {
+      dedupe: 'handler',
+      handler: async (event, manager) => {
+        seen.push({ id: event.id, inTransaction: manager.queryRunner?.isTransactionActive ?? false });
+      },
+    });
+    const event = await addEvent(s);
+    await waitFor('the handler', () => seen.length === 1);
+    await waitFor('the consumer to ack', () => caughtUp(s, 'self-dedupe'));
+    expect(seen).toEqual([{ id: event.id, inTransaction: false }]);
+    expect(await processedIds(s, 'self-dedupe')).toEqual([]);
+  });
+
   it('gives up on an event after maxDeliver failures, and keeps consuming', async () => {
     const s = await scenario();
     await startRelay(s);

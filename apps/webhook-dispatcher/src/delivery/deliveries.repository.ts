@@ -71,9 +71,9 @@ export class DeliveriesRepository implements OnApplicationShutdown {
   }
 
   /**
-   * In the transaction that marks the event processed: one pending delivery per webhook of the
-   * workspace subscribed to this event kind, whose scope is every bot or the event's bot, held by
-   * this dispatcher. The unique (event_id, webhook_id) makes a repeat a no-op.
+   * One pending delivery per webhook of the workspace subscribed to this event kind, whose scope is
+   * every bot or the event's bot, held by this dispatcher. The unique (event_id, webhook_id) makes
+   * a repeat a no-op (only new rows are returned).
    */
   createForEvent(manager: EntityManager, event: EventEnvelope): Promise<OwnedDelivery[]> {
     return queryRows<OwnedDelivery>(

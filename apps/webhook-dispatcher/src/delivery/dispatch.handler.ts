@@ -7,9 +7,10 @@ import { DeliveryEngine } from './delivery-engine';
 import { WorkspaceEntitlements } from './workspace-entitlements';
 
 /**
- * Turns each webhook event into its deliveries, in the transaction that marks the event processed
- * (so an event yields its deliveries exactly once, whatever JetStream redelivers), then hands them
- * to the engine once that transaction has committed. Workspaces whose plan has no webhooks get none.
+ * Turns each webhook event into its deliveries with one statement, whose unique key (event_id,
+ * webhook_id) makes a repeat a no-op: an event yields its deliveries exactly once whatever
+ * JetStream redelivers or the relay republishes. They are handed to the engine once committed.
+ * Workspaces whose plan has no webhooks get none.
  */
 @Injectable()
 export class DispatchHandler implements EventHandler {

@@ -7,7 +7,7 @@ import { outboxTablesSql } from '@sa/events';
  *  - webhooks.webhooks: the endpoint, the event kinds, the scope (all bots, or bot_id) and the
  *    signing secret (sealed when WEBHOOK_SECRET_KEY is set). The dispatcher reads them in the
  *    statement that creates an event's deliveries, so a change applies to the next event.
- *  - webhooks.deliveries: created in the transaction that marks the event processed; the unique
+ *  - webhooks.deliveries: created when the dispatcher consumes the event; the unique
  *    (event_id, webhook_id) makes a second delivery of one event to one webhook impossible.
  *    pending → sending (committed just before the request) → succeeded | failed. `owner` and
  *    `lease_until` say which dispatcher holds an open delivery; an expired lease on a pending one
