@@ -18,11 +18,11 @@ const path = require('node:path');
 const { stopAll } = require('./lib/load');
 
 /** The registry: add new benchmark modules here. */
-const BENCHMARKS = [require('./gateway-bots.bench'), require('./retrieval.bench'), require('./ingest.bench'), require('./chat.bench')];
+const BENCHMARKS = [require('./gateway-bots.bench'), require('./retrieval.bench'), require('./ingest.bench'), require('./chat.bench'), require('./webhooks.bench')];
 
 const USAGE = `Usage: node bench/run.js [options]
   --only <name[,name]>   run only these benchmarks (${BENCHMARKS.map((b) => b.name).join(', ')})
-  --duration <s>         seconds of each measured run (default 10)
+  --duration <s>         seconds of each measured run (default 10; webhooks: of each phase)
   --warmup <s>           seconds of warm-up before each measured run, discarded (default 3)
   --connections <n>      concurrent HTTP connections (default 50)
   --no-redis             do not use Redis for the gateway's rate limiter (in-memory only)

@@ -157,11 +157,14 @@ function migrate(dbUrl) {
   if (r.status !== 0) throw new Error(`migrations failed:\n${r.stdout}\n${r.stderr}`);
 }
 
-/** Runs the compiled admin CLI against `dbUrl` and parses its JSON output. */
-function admin(dbUrl, args) {
+/**
+ * Runs the compiled admin CLI against `dbUrl` and parses its JSON output. `extraEnv` adds to its
+ * environment (e.g. the outbound policy `webhook create` checks endpoint URLs against).
+ */
+function admin(dbUrl, args, extraEnv = {}) {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'tools', 'admin', 'main.js'), ...args], {
-      env: { PATH: process.env.PATH, DATABASE_URL: dbUrl },
+      env: { PATH: process.env.PATH, ...extraEnv, DATABASE_URL: dbUrl },
     });
     let stdout = '';
     let stderr = '';

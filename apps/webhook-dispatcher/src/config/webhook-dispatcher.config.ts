@@ -13,9 +13,9 @@ export const loadWebhookDispatcherConfig = (source: Record<string, string | unde
       /** Requests in flight at once, all endpoints together. */
       concurrency: env.int('WEBHOOK_CONCURRENCY', 64, { min: 1, max: 10_000 }),
       /** Requests in flight at once to one webhook: a slow endpoint holds only these. */
-      endpointConcurrency: env.int('WEBHOOK_ENDPOINT_CONCURRENCY', 4, { min: 1, max: 1000 }),
+      endpointConcurrency: env.int('WEBHOOK_ENDPOINT_CONCURRENCY', 8, { min: 1, max: 1000 }),
       /** Deliveries one webhook may have waiting in memory; beyond that they wait in the database. */
-      endpointQueueMax: env.int('WEBHOOK_ENDPOINT_QUEUE_MAX', 1000, { min: 1, max: 1_000_000 }),
+      endpointQueueMax: env.int('WEBHOOK_ENDPOINT_QUEUE_MAX', 20_000, { min: 1, max: 1_000_000 }),
       /** Events handled at once by the JetStream consumer (each in its own transaction). */
       consumerConcurrency: env.int('WEBHOOK_CONSUMER_CONCURRENCY', 16, { min: 1, max: 1000 }),
       /** An event not acknowledged within this time is redelivered by JetStream. */

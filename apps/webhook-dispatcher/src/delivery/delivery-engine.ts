@@ -11,6 +11,8 @@ import { WorkspaceEntitlements } from './workspace-entitlements';
 
 export const SECRET_BOX = Symbol('SECRET_BOX');
 const PURGE_EVERY_MS = 3_600_000;
+const ORPHANS_PER_SWEEP = 500;
+const FINISH_TRIES = 3;
 
 /**
  * Sends the deliveries this dispatcher holds: fresh ones handed over right after the event's
@@ -45,6 +47,8 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
       perKeyQueueMax: config.endpointQueueMax,
       run: (id) => this.deliver(id),
       onError: (err, id) => this.logger.error({ err, delivery_id: id }, 'delivering a webhook failed unexpectedly; it is left to the sweep'),
+      // Deliveries refused while the queue was full wait in the database: fetch them now.
+      onRoom: () => this.sweepSoon(),
     });
     this.listener = new PgListener({
       client: { connectionString: config.databaseUrl, application_name: 'webhook-dispatcher-listener' },
@@ -111,19 +115,17 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
   private async sweep(): Promise<void> {
     const now = Date.now();
     if (now - this.lastRenew >= this.config.leaseMs / 3) {
-      await this.deliveries.renewLeases();
+      await this.deliveries.renewLeases(this.scheduler.held());
       this.lastRenew = now;
     }
     const interrupted = await this.deliveries.failInterrupted();
     if (interrupted > 0) this.logger.warn({ count: interrupted }, 'deliveries interrupted by a stopped dispatcher were recorded as failed');
-    const room = Math.max(0, this.config.concurrency * 4 - this.scheduler.waiting - this.scheduler.inFlight);
-    if (room > 0) {
-      const orphans = await this.deliveries.claimOrphans(Math.min(room, 500), this.scheduler.fullKeys());
-      if (orphans.length > 0) {
-        this.logger.debug({ count: orphans.length }, 'took over deliveries nobody held');
-        this.accept(orphans);
-        if (orphans.length === Math.min(room, 500)) this.sweepAgain = true;
-      }
+    // Per-webhook queues bound what is held in memory; full ones are skipped (offer refuses beyond).
+    const orphans = await this.deliveries.claimOrphans(ORPHANS_PER_SWEEP, this.scheduler.fullKeys());
+    if (orphans.length > 0) {
+      this.logger.debug({ count: orphans.length }, 'took over deliveries nobody held');
+      this.accept(orphans);
+      if (orphans.length === ORPHANS_PER_SWEEP) this.sweepAgain = true;
     }
     if (now - this.lastPurge >= PURGE_EVERY_MS) {
       this.lastPurge = now;
@@ -132,21 +134,41 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
     }
   }
 
-  /** One attempt of one delivery. */
+  /**
+   * One attempt of one delivery. Never leaves it in limbo: a claim that fails leaves it pending
+   * (taken again once its lease expires); an outcome that cannot be written after a few tries
+   * leaves it `sending` and no longer renewed, so it is closed as interrupted when the lease ends.
+   */
   private async deliver(id: string): Promise<void> {
     const claimed = await this.deliveries.claim(id);
     if (!claimed) return; // deleted with its webhook, or taken over meanwhile
     const outcome = await this.attempt(claimed);
-    await this.deliveries.finish(claimed, outcome);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.deliveries.finish(claimed, outcome);
+        break;
+      } catch (err) {
+        if (attempt >= FINISH_TRIES) {
+          this.logger.error({ err, delivery_id: claimed.id }, 'could not record a webhook delivery outcome; it will be closed as interrupted');
+          return;
+        }
+        await new Promise((r) => setTimeout(r, 100 * 4 ** (attempt - 1)));
+      }
+    }
     const log = { delivery_id: claimed.id, webhook_id: claimed.webhook_id, event_id: claimed.event_id, event: claimed.event_type, tenant_id: claimed.tenant_id, attempt: claimed.attempt, status_code: outcome.statusCode, duration_ms: Math.round(outcome.durationMs) };
     if (outcome.ok) this.logger.debug(log, 'webhook delivered');
     else this.logger.info({ ...log, error: outcome.error }, 'webhook delivery failed');
   }
 
+  /** Sends one claimed delivery; never throws (every failure is an outcome). */
   private async attempt(claimed: ClaimedDelivery): Promise<AttemptOutcome> {
     const started = performance.now();
     const failed = (error: string, statusCode: number | null = null): AttemptOutcome => ({ ok: false, statusCode, error, durationMs: performance.now() - started });
-    if (!(await this.entitlements.webhooksEnabled(claimed.tenant_id))) return failed("not sent: the workspace's plan does not include webhooks");
+    try {
+      if (!(await this.entitlements.webhooksEnabled(claimed.tenant_id))) return failed("not sent: the workspace's plan does not include webhooks");
+    } catch (err) {
+      return failed(`not sent: the workspace's plan could not be checked (${(err as Error).message})`);
+    }
     let secret: string;
     try {
       secret = this.secrets.open(claimed.secret);

@@ -58,6 +58,21 @@ describe('DeliveryScheduler', () => {
     expect(s.has('4')).toBe(false);
   });
 
+  it('says when a key that refused items has room again (half its queue), once per refusal', async () => {
+    const g = gatedRuns();
+    const rooms: string[] = [];
+    const s = new DeliveryScheduler({ concurrency: 1, perKeyConcurrency: 1, perKeyQueueMax: 4, run: g.run, onRoom: (k) => rooms.push(k) });
+    for (const id of ['1', '2', '3', '4', '5']) s.offer('k', id); // 1 runs, 2-5 wait
+    expect(s.offer('k', '6')).toBe(false);
+    expect(s.held().sort()).toEqual(['1', '2', '3', '4', '5']);
+    await g.release('1'); // 2 starts: 3 waiting
+    expect(rooms).toEqual([]);
+    await g.release('2'); // 3 starts: 2 waiting = half
+    expect(rooms).toEqual(['k']);
+    await g.release('3');
+    expect(rooms).toEqual(['k']);
+  });
+
   it('stop() waits for running items and returns the ones never started', async () => {
     const g = gatedRuns();
     const s = new DeliveryScheduler({ concurrency: 1, perKeyConcurrency: 1, perKeyQueueMax: 10, run: g.run });

@@ -8,11 +8,15 @@ export interface DeliverySchedulerOptions {
   /** Does the work of one item; never expected to reject (a rejection is reported to onError). */
   run: (id: string, key: string) => Promise<void>;
   onError?: (err: unknown, id: string) => void;
+  /** Called when a key that refused an item (queue full) has drained to half its queue limit. */
+  onRoom?: (key: string) => void;
 }
 
 interface KeyState {
   queue: string[];
   running: number;
+  /** An offer was refused since the queue was last half empty. */
+  refused: boolean;
 }
 
 /**
@@ -35,7 +39,10 @@ export class DeliveryScheduler {
     if (this.stopped) return false;
     if (this.known.has(id)) return true;
     const state = this.state(key);
-    if (state.queue.length >= this.opts.perKeyQueueMax) return false;
+    if (state.queue.length >= this.opts.perKeyQueueMax) {
+      state.refused = true;
+      return false;
+    }
     state.queue.push(id);
     this.known.add(id);
     this.ready.add(key);
@@ -45,6 +52,11 @@ export class DeliveryScheduler {
 
   has(id: string): boolean {
     return this.known.has(id);
+  }
+
+  /** Every item queued or running. */
+  held(): string[] {
+    return [...this.known];
   }
 
   /** Keys whose queue is full (not worth offering more to). */
@@ -77,7 +89,7 @@ export class DeliveryScheduler {
   private state(key: string): KeyState {
     let s = this.keys.get(key);
     if (!s) {
-      s = { queue: [], running: 0 };
+      s = { queue: [], running: 0, refused: false };
       this.keys.set(key, s);
     }
     return s;
@@ -92,6 +104,10 @@ export class DeliveryScheduler {
         if (s.running >= this.opts.perKeyConcurrency) continue; // back in `ready` when one of its runs ends
         const id = s.queue.shift()!;
         if (s.queue.length > 0) this.ready.add(key); // to the end of the turn order
+        if (s.refused && s.queue.length <= this.opts.perKeyQueueMax / 2) {
+          s.refused = false;
+          this.opts.onRoom?.(key);
+        }
         this.start(key, s, id);
         started = true;
         break;

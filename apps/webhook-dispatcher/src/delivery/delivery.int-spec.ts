@@ -155,7 +155,7 @@ describe('DeliveriesRepository', () => {
     // Released deliveries are anybody's at once; renewing keeps them from being taken.
     await alive.release([waiting.id]);
     expect((await dead.claimOrphans(100, [])).map((d) => d.id)).toContain(waiting.id);
-    await dead.renewLeases();
+    await dead.renewLeases([waiting.id]);
     await new Promise((r) => setTimeout(r, 300));
     expect((await alive.claimOrphans(100, [])).map((d) => d.id)).not.toContain(waiting.id);
   });
