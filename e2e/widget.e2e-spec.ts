@@ -118,6 +118,27 @@ describe('visitor widget API (/widget/v1/bots/{botId}/…)', () => {
     expect(sneaky.status).toBe(400);
   });
 
+  it('rate-limits per visitor session, whatever the client IP (429 with Retry-After)', async () => {
+    const port = await freePort();
+    const gw = spawnApp('gateway', { GATEWAY_PORT: String(port), TRUST_PROXY: 'true', WIDGET_RATE_LIMIT_REQUESTS: '3', RATE_LIMIT_PREFIX: `${s.rateLimitPrefix}widget-session-test:` });
+    try {
+      await waitFor(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status).catch(() => 0), (st) => st === 200);
+      const url = `http://127.0.0.1:${port}/widget/v1/bots/${bot}/handoff`;
+      // Each request from another address (X-Forwarded-For, trusted here), all in one session.
+      const from = (ip: string, sessionId: string) => request('POST', '', { sessionId }, { baseUrl: url, headers: { 'x-forwarded-for': ip } });
+      const responses = [];
+      for (let i = 1; i <= 5; i++) responses.push(await from(`198.51.100.${i}`, 'one-session'));
+      expect(responses.slice(0, 3).map((r) => r.status)).toEqual([200, 200, 200]);
+      expect(responses[3].status).toBe(429);
+      expect(Number(responses[3].headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(responses[3].body.retry_after).toBeGreaterThan(0);
+      // Another session from a fresh address is not affected.
+      expect((await from('198.51.100.50', 'another-session')).status).toBe(200);
+    } finally {
+      await gw.kill();
+    }
+  });
+
   it('rate-limits per client IP (429 with Retry-After)', async () => {
     const port = await freePort();
     const gw = spawnApp('gateway', { GATEWAY_PORT: String(port), WIDGET_RATE_LIMIT_REQUESTS: '3', RATE_LIMIT_PREFIX: `${s.rateLimitPrefix}widget-test:` });
