@@ -221,6 +221,28 @@ describe('DeliveryEngine', () => {
     }
   });
 
+  it('refuses at delivery an endpoint whose address is not allowed, whatever was registered', async () => {
+    const { engine, repo } = await engineFor('engine-3');
+    try {
+      // Written straight into the table, past the registration check: loopback outside the allowlist.
+      const [row] = await queryRows<{ id: string }>(ds, `INSERT INTO webhooks.webhooks (tenant_id, url, events, secret) VALUES ($1, $2, $3, $4) RETURNING id`, [
+        scaleWs,
+        `http://127.0.0.2:${port}/private`,
+        ['booking.created'],
+        box.seal('whsec_private'),
+      ]);
+      const created = (await createFor(repo, event(scaleWs, 'booking.created', { booking_id: 'p1', chatbot_id: null }))).filter((d) => d.webhook_id === row.id);
+      expect(created).toHaveLength(1);
+      const before = hits.filter((h) => h.path === '/private').length;
+      engine.accept(created);
+      const [settledRow] = await settled(created.map((d) => d.id));
+      expect(settledRow).toEqual(expect.objectContaining({ status: 'failed', last_status_code: null, last_error: expect.stringMatching(/127\.0\.0\.2/) }));
+      expect(hits.filter((h) => h.path === '/private').length).toBe(before);
+    } finally {
+      await engine.beforeApplicationShutdown();
+    }
+  });
+
   it('gives back deliveries it had not started when it stops', async () => {
     const { engine, repo } = await engineFor('engine-2', { WEBHOOK_ENDPOINT_CONCURRENCY: '1', WEBHOOK_TIMEOUT_MS: '1500' });
     await webhook(scaleWs, '/slow-stop', ['ticket.created']);
