@@ -41,9 +41,9 @@ const { randomBytes, randomUUID } = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { spawnSync } = require('node:child_process');
 const { Client, Pool } = require('pg');
 const infra = require('./lib/infra');
+const { cpuMeter } = require('./lib/cpu-meter');
 const { round } = require('./lib/load');
 const { faqCorpus } = require('./lib/faq-corpus');
 const { SseClient } = require('./lib/sse-client');
@@ -77,102 +77,6 @@ function stats(values) {
   const s = [...v].sort((a, b) => a - b);
   const r2 = (x) => round(x, 2);
   return { n: s.length, min: r2(s[0]), p50: r2(percentile(s, 50)), p90: r2(percentile(s, 90)), p99: r2(percentile(s, 99)), max: r2(s[s.length - 1]), mean: r2(s.reduce((a, b) => a + b, 0) / s.length) };
-}
-
-const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
-
-function cpuSecondsOf(pid) {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / CLK_TCK;
-  } catch {
-    return 0;
-  }
-}
-
-/** CPU seconds of every process on the machine, with its command name. */
-function allProcesses() {
-  const out = new Map();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      out.set(Number(entry), { comm: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), s: (Number(f[11]) + Number(f[12])) / CLK_TCK });
-    } catch {
-      // gone
-    }
-  }
-  return out;
-}
-
-/** Jiffies of the whole machine: busy, total, and the busy time no process is charged with. */
-function machineTicks() {
-  const v = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-  const idle = v[3] + (v[4] || 0);
-  const total = v.slice(0, 8).reduce((a, b) => a + b, 0);
-  // irq + softirq: interrupt work (loopback networking of the benchmark's own messages, mostly);
-  // steal: time the hypervisor gave to other virtual machines.
-  return { busy: total - idle, total, interrupts: (v[5] || 0) + (v[6] || 0), steal: v[7] || 0 };
-}
-
-/**
- * CPU seconds per group of processes and the machine's busy time, from now until the returned
- * function is called. `groupsOf()` lists the pids of each group; it is read again at the end, and
- * a process that appeared meanwhile (a new PostgreSQL backend when a pool grows) is charged with
- * all of its CPU time.
- */
-async function cpuMeter(groupsOf) {
-  const self = () => {
-    const u = process.cpuUsage();
-    return (u.user + u.system) / 1e6;
-  };
-  const groups = await groupsOf();
-  const before = new Map();
-  for (const pids of Object.values(groups)) for (const p of pids) before.set(p, cpuSecondsOf(p));
-  const selfBefore = self();
-  const everyBefore = allProcesses();
-  const machineBefore = machineTicks();
-  const t0 = now();
-  return async () => {
-    const wallS = (now() - t0) / 1000;
-    const machineAfter = machineTicks();
-    const end = await groupsOf();
-    const seconds = {};
-    for (const k of Object.keys(end)) {
-      const pids = new Set([...(groups[k] || []), ...end[k]]);
-      seconds[k] = [...pids].reduce((sum, p) => sum + Math.max(0, cpuSecondsOf(p) - (before.get(p) || 0)), 0);
-    }
-    seconds['bench process (clients)'] = self() - selfBefore;
-    // The busiest processes outside the groups: what "other processes" were.
-    const charged = new Set([process.pid, ...Object.values(groups).flat(), ...Object.values(end).flat()]);
-    const others = [];
-    for (const [pid, p] of allProcesses()) {
-      if (charged.has(pid)) continue;
-      const used = p.s - (everyBefore.get(pid)?.s ?? 0);
-      if (used > 0) others.push({ pid, comm: p.comm, percent: round((used / wallS) * 100, 1) });
-    }
-    others.sort((a, b) => b.percent - a.percent);
-    const percent = Object.fromEntries(Object.entries(seconds).map(([k, s]) => [k, round((s / wallS) * 100, 1)]));
-    const share = (k) => ((machineAfter[k] - machineBefore[k]) / Math.max(1, machineAfter.total - machineBefore.total)) * 100 * os.cpus().length;
-    const busy = share('busy');
-    const interrupts = share('interrupts');
-    const steal = share('steal');
-    const accounted = Object.values(percent).reduce((a, b) => a + b, 0);
-    return {
-      wallS: round(wallS, 1),
-      seconds,
-      percentOfOneCore: percent,
-      machineBusyPercent: round(busy, 1),
-      interruptsPercent: round(interrupts, 1),
-      stealPercent: round(steal, 1),
-      // Busy time neither charged to the benchmark's processes nor interrupt work: other processes
-      // (and the hypervisor's steal).
-      otherProcessesPercent: round(Math.max(0, busy - accounted - interrupts), 1),
-      busiestOtherProcesses: others.slice(0, 6),
-    };
-  };
 }
 
 /** Runs fn(i) for i in [0, n) with `concurrency` in flight. */
@@ -419,7 +323,7 @@ module.exports = {
       fs.writeFileSync(profile.control, 'start one-at-a-time gateway,chat,knowledge,bots');
       await infra.sleep(300);
     }
-    const meter = await cpuMeter(cpuGroups);
+    const meter = await cpuMeter(cpuGroups, 'bench process (clients)');
     const seq1 = await rounds(main, 'one at a time');
     const cpu1 = await meter();
     if (profile) {
@@ -471,7 +375,7 @@ module.exports = {
       for (const mode of ['gateway', 'direct', 'search']) {
         await pool(Math.min(WARMUP, 50), c, (i) => MODES[mode](questions[REQUESTS + (i % Math.max(1, WARMUP))]));
         const res = [];
-        const m = await cpuMeter(cpuGroups);
+        const m = await cpuMeter(cpuGroups, 'bench process (clients)');
         const t = now();
         await pool(REQUESTS, c, async (i) => {
           res[i] = await MODES[mode](main[i]);

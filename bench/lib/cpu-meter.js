@@ -2,7 +2,6 @@
 // CPU accounting over a measured window, from /proc: CPU seconds per group of processes (apps,
 // nats-server, postgres, ...), the bench process itself, the machine's busy time, and the busy
 // time no process of the benchmark accounts for (other load on the machine: a noise check).
-// (chat.bench.js has an inline copy of the same logic.)
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
