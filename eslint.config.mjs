@@ -27,8 +27,10 @@ function boundaries({ testFiles }) {
         },
         { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
         { sourceTag: 'scope:identity', onlyDependOnLibsWithTags: ['scope:shared'] },
-        { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity'] },
-        { sourceTag: 'scope:mcp', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity'] },
+        // The public edges (REST gateway, MCP server) share auth, rate limits and chat turns (libs/edge).
+        { sourceTag: 'scope:edge', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity'] },
+        { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity', 'scope:edge'] },
+        { sourceTag: 'scope:mcp', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity', 'scope:edge'] },
         { sourceTag: 'scope:tools', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity', 'scope:webhooks'] },
         // Webhook registrations (libs/webhook-registry) are read by the dispatcher and the admin
         // CLI; both need the workspace's plan (spec part 1 rule 4) without a caller context.

@@ -3,6 +3,7 @@ import { APP_FILTER } from '@nestjs/core';
 import type { Logger } from 'pino';
 import { DatabaseModule } from '@sa/db';
 import { IDENTITY_ENTITIES } from '@sa/identity';
+import { HttpErrorFilter } from '@sa/edge';
 import { MessagingModule } from '@sa/messaging';
 import { AuthModule } from './auth/auth.module';
 import { GATEWAY_LOGGER } from './auth/auth.tokens';
@@ -12,7 +13,6 @@ import { ChatController } from './chat/chat.controller';
 import { ConversationsController } from './conversations/conversations.controller';
 import { GATEWAY_CONFIG, GatewayConfig } from './config/gateway.config';
 import { HealthController } from './health/health.controller';
-import { HttpErrorFilter } from './http/error.filter';
 import { KbController } from './knowledge/kb.controller';
 import { LeadsController } from './leads/leads.controller';
 import { OpenApiController } from './openapi/openapi.controller';
@@ -48,7 +48,7 @@ export class AppModule {
         AuthModule,
       ],
       controllers: [HealthController, OpenApiController, BotsController, KbController, ChatController, ConversationsController, BookingsController, LeadsController, WidgetController],
-      providers: [{ provide: APP_FILTER, useClass: HttpErrorFilter }, ChatStreamer, WidgetAccess],
+      providers: [{ provide: APP_FILTER, inject: [GATEWAY_LOGGER], useFactory: (logger: Logger) => new HttpErrorFilter(logger) }, ChatStreamer, WidgetAccess],
     };
   }
 }

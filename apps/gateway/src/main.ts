@@ -4,7 +4,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { createLogger, PinoNestLogger } from '@sa/logging';
 import { AppModule } from './app.module';
 import { loadGatewayConfig } from './config/gateway.config';
-import { configureFastify, requestIdOf } from './http/fastify-setup';
+import { configureFastify, requestIdOf } from '@sa/edge';
 
 async function bootstrap(): Promise<void> {
   const config = loadGatewayConfig();

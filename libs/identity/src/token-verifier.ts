@@ -18,6 +18,8 @@ export interface TokenVerifierOptions {
   lastUsedFlushMs: number;
   /** Connection string for the LISTEN connection. */
   databaseUrl: string;
+  /** application_name of the LISTEN connection (which edge app it belongs to). */
+  listenerName?: string;
 }
 
 export interface VerifiedToken {
@@ -49,7 +51,7 @@ export class TokenVerifier {
     this.tokens = new LRUCache({ max: opts.maxEntries, ttl: opts.cacheTtlMs, dispose: (v, hash) => this.forgetHash(v, hash) });
     this.workspaces = new LRUCache({ max: opts.maxEntries, ttl: opts.cacheTtlMs });
     this.listener = new PgListener({
-      client: { connectionString: opts.databaseUrl, application_name: 'gateway-identity-listener' },
+      client: { connectionString: opts.databaseUrl, application_name: opts.listenerName ?? 'gateway-identity-listener' },
       channel: IDENTITY_CHANNEL,
       logger,
       onNotify: (payload) => {
@@ -75,6 +77,11 @@ export class TokenVerifier {
 
   get isListening(): boolean {
     return this.listener.listening;
+  }
+
+  /** Whether the secret has the shape of an API token (`mgpt_…`); other credentials go elsewhere. */
+  accepts(secret: string): boolean {
+    return looksLikeToken(secret);
   }
 
   /** Resolves a bearer secret to its token and workspace, or throws Unauthorized (401). */

@@ -1,21 +1,11 @@
 import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Plan, Scope } from '@sa/contracts';
-import { ApiLocked, InsufficientScope, RateLimited, Unauthorized } from '@sa/errors';
-import { PlanLimit, TokenVerifier, entitlementsOf, hasLiveApiAccess } from '@sa/identity';
-import { RATE_LIMITER, PLAN_LIMITS } from './auth.tokens';
-import type { RateLimiter } from '../rate-limit/rate-limiter';
+import type { Scope } from '@sa/contracts';
+import { EdgeAuthenticator, bearerSecret, requireScope } from '@sa/edge';
+import { RateLimited } from '@sa/errors';
 import { PUBLIC_KEY, SCOPE_KEY } from './route-access.decorator';
 import type { AuthenticatedRequest } from './caller.decorator';
-
-/** Extracts the secret of `Authorization: Bearer <token>`; anything else is a 401. */
-export function bearerSecret(header: string | string[] | undefined): string {
-  const value = Array.isArray(header) ? header[0] : header;
-  const match = value ? /^Bearer[ ]+(\S+)\s*$/i.exec(value) : null;
-  if (!match) throw new Unauthorized('Send the API token as "Authorization: Bearer <token>"');
-  return match[1];
-}
 
 /**
  * The global guard. Every route declares @RequireScope or @Public (a route with neither is
@@ -26,9 +16,7 @@ export function bearerSecret(header: string | string[] | undefined): string {
 export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    private readonly verifier: TokenVerifier,
-    @Inject(RATE_LIMITER) private readonly limiter: RateLimiter,
-    @Inject(PLAN_LIMITS) private readonly planLimits: Record<Plan, PlanLimit>,
+    @Inject(EdgeAuthenticator) private readonly auth: EdgeAuthenticator,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -41,23 +29,11 @@ export class AuthGuard implements CanActivate {
     const req = http.getRequest<FastifyRequest & AuthenticatedRequest>();
     const reply = http.getResponse<FastifyReply>();
 
-    const { token, workspace } = await this.verifier.verify(bearerSecret(req.headers.authorization));
-    if (!hasLiveApiAccess(workspace)) throw new ApiLocked();
-
-    const rate = await this.limiter.hit(`token:${token.id}`);
+    const { caller, rate } = await this.auth.authenticate(bearerSecret(req.headers.authorization), String(req.id));
     reply.header('x-ratelimit-limit', rate.limit).header('x-ratelimit-remaining', rate.remaining).header('x-ratelimit-reset', rate.resetSeconds);
     if (!rate.allowed) throw new RateLimited(rate.resetSeconds);
-
-    if (!token.scopes.includes(scope)) throw new InsufficientScope(scope);
-
-    req.caller = {
-      tenantId: workspace.id,
-      tokenId: token.id,
-      scopes: token.scopes,
-      botIds: token.botIds,
-      requestId: String(req.id),
-      entitlements: entitlementsOf(workspace, this.planLimits),
-    };
+    requireScope(caller, scope);
+    req.caller = caller;
     return true;
   }
 }

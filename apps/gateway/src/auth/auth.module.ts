@@ -3,9 +3,9 @@ import { APP_GUARD } from '@nestjs/core';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
+import { EdgeAuthenticator, RateLimiter, createAuthenticator, createRateLimiter, createTokenVerifier } from '@sa/edge';
 import { TokenVerifier, mergePlanLimits } from '@sa/identity';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config/gateway.config';
-import { MemoryRateLimiter, RateLimiter, RedisRateLimiter } from '../rate-limit/rate-limiter';
 import { AuthGuard } from './auth.guard';
 import { GATEWAY_LOGGER, PLAN_LIMITS, RATE_LIMITER } from './auth.tokens';
 import { WIDGET_RATE_LIMITER } from '../widget/widget-access';
@@ -37,39 +37,27 @@ class AuthLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown
     {
       provide: TokenVerifier,
       inject: [getDataSourceToken(), GATEWAY_CONFIG, GATEWAY_LOGGER],
-      useFactory: (ds: DataSource, config: GatewayConfig, logger: Logger) =>
-        new TokenVerifier(
-          ds,
-          {
-            cacheTtlMs: config.authCacheTtlMs,
-            negativeTtlMs: config.authNegativeTtlMs,
-            maxEntries: config.authCacheMax,
-            lastUsedFlushMs: config.tokenLastUsedFlushMs,
-            databaseUrl: config.databaseUrl,
-          },
-          logger,
-        ),
+      useFactory: (ds: DataSource, config: GatewayConfig, logger: Logger) => createTokenVerifier(ds, config, logger, 'gateway'),
     },
     {
       provide: RATE_LIMITER,
       inject: [GATEWAY_CONFIG, GATEWAY_LOGGER],
-      useFactory: (config: GatewayConfig, logger: Logger): RateLimiter =>
-        config.redisUrl
-          ? new RedisRateLimiter(config.redisUrl, config.rateLimitRequests, config.rateLimitWindowSeconds * 1000, config.rateLimitPrefix, logger)
-          : new MemoryRateLimiter(config.rateLimitRequests, config.rateLimitWindowSeconds * 1000),
+      useFactory: (config: GatewayConfig, logger: Logger) => createRateLimiter(config, logger, config.rateLimitRequests, config.rateLimitWindowSeconds),
     },
     {
       provide: WIDGET_RATE_LIMITER,
       inject: [GATEWAY_CONFIG, GATEWAY_LOGGER],
-      useFactory: (config: GatewayConfig, logger: Logger): RateLimiter =>
-        config.redisUrl
-          ? new RedisRateLimiter(config.redisUrl, config.widgetRateLimitRequests, config.widgetRateLimitWindowSeconds * 1000, config.rateLimitPrefix, logger)
-          : new MemoryRateLimiter(config.widgetRateLimitRequests, config.widgetRateLimitWindowSeconds * 1000),
+      useFactory: (config: GatewayConfig, logger: Logger) => createRateLimiter(config, logger, config.widgetRateLimitRequests, config.widgetRateLimitWindowSeconds),
+    },
+    {
+      provide: EdgeAuthenticator,
+      inject: [TokenVerifier, RATE_LIMITER, GATEWAY_CONFIG],
+      useFactory: (verifier: TokenVerifier, limiter: RateLimiter, config: GatewayConfig) => createAuthenticator(verifier, limiter, config),
     },
     { provide: PLAN_LIMITS, inject: [GATEWAY_CONFIG], useFactory: (config: GatewayConfig) => mergePlanLimits(config.planLimits) },
     { provide: APP_GUARD, useClass: AuthGuard },
     AuthLifecycle,
   ],
-  exports: [TokenVerifier, RATE_LIMITER, WIDGET_RATE_LIMITER, PLAN_LIMITS],
+  exports: [TokenVerifier, RATE_LIMITER, WIDGET_RATE_LIMITER, PLAN_LIMITS, EdgeAuthenticator],
 })
 export class AuthModule {}

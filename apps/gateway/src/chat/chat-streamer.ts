@@ -1,13 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { randomUUID } from 'node:crypto';
 import type { NatsConnection } from 'nats';
 import type { Logger } from 'pino';
-import { CHAT_CANCEL_SUBJECT, CallerContext, ChatChannel, ChatRequest, ChatTurnCancel } from '@sa/contracts';
+import { CallerContext, ChatChannel, ChatRequest } from '@sa/contracts';
+import { startChatTurn } from '@sa/edge';
 import { NATS_CONNECTION, RpcClient } from '@sa/messaging';
 import { GATEWAY_LOGGER } from '../auth/auth.tokens';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config/gateway.config';
-import { StreamIdle, TurnStream } from './turn-stream';
 
 /** One SSE frame of the spec: `data: <json>` and a blank line, the JSON with choices[0].delta.content. */
 export function sseFrame(text: string): string {
@@ -31,15 +30,10 @@ export class ChatStreamer {
   ) {}
 
   async stream(ctx: CallerContext, body: ChatRequest, channel: ChatChannel, reply: FastifyReply): Promise<void> {
-    const turnId = randomUUID();
-    const stream = new TurnStream(this.nc, `_SA.chat.${turnId}`, this.config.chatIdleTimeoutMs);
-    let started;
-    try {
-      started = await this.rpc.send('chat.turn.start', { ...body, streamSubject: stream.subject, turnId, channel }, ctx, { timeoutMs: this.config.chatStartTimeoutMs });
-    } catch (err) {
-      stream.close();
-      throw err;
-    }
+    const turn = await startChatTurn(this.rpc, this.nc, ctx, body, channel, {
+      startTimeoutMs: this.config.chatStartTimeoutMs,
+      idleTimeoutMs: this.config.chatIdleTimeoutMs,
+    });
 
     reply.hijack();
     const raw = reply.raw;
@@ -49,31 +43,28 @@ export class ChatStreamer {
       'cache-control': 'no-cache, no-transform',
       'x-accel-buffering': 'no',
       connection: 'keep-alive',
-      'x-session-id': started.session_id,
-      ...(started.chatbot_id ? { 'x-chatbot-id': started.chatbot_id } : {}),
+      'x-session-id': turn.started.session_id,
+      ...(turn.started.chatbot_id ? { 'x-chatbot-id': turn.started.chatbot_id } : {}),
     });
     raw.flushHeaders();
 
     let finished = false;
-    const cancel = () => this.nc.publish(CHAT_CANCEL_SUBJECT, Buffer.from(JSON.stringify({ turn_id: turnId } satisfies ChatTurnCancel)));
     raw.on('close', () => {
       if (finished) return;
       finished = true;
-      cancel();
-      stream.close();
-      this.logger.info({ request_id: ctx.requestId, turn_id: turnId }, 'chat client disconnected; generation cancelled');
+      turn.cancel();
+      this.logger.info({ request_id: ctx.requestId, turn_id: turn.turnId }, 'chat client disconnected; generation cancelled');
     });
     try {
-      for await (const event of stream.events()) {
+      for await (const event of turn.events()) {
         if (finished) break;
         if (event.type === 'delta') raw.write(sseFrame(event.text));
-        else if (event.type === 'error') this.logger.error({ request_id: ctx.requestId, turn_id: turnId, code: event.code, err: event.message }, 'chat stream ended with an error');
+        else if (event.type === 'error') this.logger.error({ request_id: ctx.requestId, turn_id: turn.turnId, code: event.code, err: event.message }, 'chat stream ended with an error');
       }
     } catch (err) {
-      if (err instanceof StreamIdle) cancel();
-      this.logger.error({ request_id: ctx.requestId, turn_id: turnId, err: (err as Error).message }, 'chat stream broke off');
+      this.logger.error({ request_id: ctx.requestId, turn_id: turn.turnId, err: (err as Error).message }, 'chat stream broke off');
     } finally {
-      stream.close();
+      turn.close();
       if (!finished) {
         finished = true;
         raw.end();

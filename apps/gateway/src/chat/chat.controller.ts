@@ -1,7 +1,7 @@
 import { Body, Controller, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { CallerContext, ChatRequest } from '@sa/contracts';
-import { checkBotAccess } from '../auth/bot-access';
+import { checkBotAccess } from '@sa/edge';
 import { Caller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/route-access.decorator';
 import { dto } from '../http/dto.pipe';

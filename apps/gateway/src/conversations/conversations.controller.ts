@@ -2,7 +2,7 @@ import { Controller, Get, Param, Query } from '@nestjs/common';
 import { AnalyticsRequest, AnalyticsView, CallerContext, ChatMessageView, ConversationMessagesRequest, ConversationView, ListConversationsRequest } from '@sa/contracts';
 import { BotAccessDenied } from '@sa/errors';
 import { RpcClient } from '@sa/messaging';
-import { checkBotAccess } from '../auth/bot-access';
+import { checkBotAccess } from '@sa/edge';
 import { Caller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/route-access.decorator';
 import { dto } from '../http/dto.pipe';

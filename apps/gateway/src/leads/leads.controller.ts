@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { CallerContext, LeadView, ListLeadsRequest } from '@sa/contracts';
 import { RpcClient } from '@sa/messaging';
-import { checkBotAccess } from '../auth/bot-access';
+import { checkBotAccess } from '@sa/edge';
 import { Caller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/route-access.decorator';
 import { dto } from '../http/dto.pipe';

@@ -6,7 +6,7 @@ import { ApiLocked, DomainError, NotFound, RateLimited } from '@sa/errors';
 import { PlanLimit, TokenVerifier, entitlementsOf, hasLiveApiAccess } from '@sa/identity';
 import { RpcClient } from '@sa/messaging';
 import { PLAN_LIMITS } from '../auth/auth.tokens';
-import type { RateLimiter } from '../rate-limit/rate-limiter';
+import type { RateLimiter } from '@sa/edge';
 
 export const WIDGET_RATE_LIMITER = Symbol('WIDGET_RATE_LIMITER');
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,8 +1,7 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Inject } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { BadRequest, DomainError, NotFound, toHttpError } from '@sa/errors';
-import { GATEWAY_LOGGER } from '../auth/auth.tokens';
 
 /** Framework-level failures (body parsing, routing) turned into our codes; never a bare 500. */
 export function toDomainFromFramework(err: unknown, requestId: string): DomainError {
@@ -25,10 +24,13 @@ export function sendError(reply: FastifyReply, err: DomainError): void {
   void reply.status(status).headers(headers).type('application/json; charset=utf-8').send(body);
 }
 
-/** The one place HTTP errors are written: spec part 7 shapes, unknown errors logged as 500. */
+/**
+ * The one place HTTP errors are written: spec part 7 shapes, unknown errors logged as 500. Made
+ * with the app's logger: `{ provide: APP_FILTER, inject: [LOGGER], useFactory: (l) => new HttpErrorFilter(l) }`.
+ */
 @Catch()
 export class HttpErrorFilter implements ExceptionFilter {
-  constructor(@Inject(GATEWAY_LOGGER) private readonly logger: Logger) {}
+  constructor(private readonly logger: Logger) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();

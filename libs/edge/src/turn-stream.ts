@@ -11,6 +11,7 @@ export class StreamIdle extends Error {}
  */
 export class TurnStream {
   private readonly sub: Subscription;
+  private closed = false;
 
   constructor(
     nc: NatsConnection,
@@ -41,6 +42,8 @@ export class TurnStream {
   }
 
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     this.sub.unsubscribe();
   }
 }

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { DomainError } from '@sa/errors';
-import { bearerSecret } from './auth.guard';
+import { bearerSecret } from './bearer';
 
 const TOKEN = 'mgpt_' + 'a'.repeat(43);
 

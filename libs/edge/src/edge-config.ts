@@ -1,0 +1,57 @@
+import type { Logger } from 'pino';
+import type { DataSource } from 'typeorm';
+import type { Plan } from '@sa/contracts';
+import { env } from '@sa/config';
+import { PlanLimit, TokenVerifier, mergePlanLimits } from '@sa/identity';
+import { EdgeAuthenticator } from './edge-auth';
+import { MemoryRateLimiter, RateLimiter, RedisRateLimiter } from './rate-limiter';
+
+/**
+ * Settings both public edges (the REST gateway and the MCP server) read, under the same names, so
+ * a token verifies, is rate-limited and chats the same way through either.
+ */
+export const edgeConfig = {
+  trustProxy: env.bool('TRUST_PROXY', false),
+  bodyLimitBytes: env.int('BODY_LIMIT_BYTES', 2 * 1024 * 1024, { min: 1024 }),
+  redisUrl: env.optionalUrl('REDIS_URL', ['redis', 'rediss']),
+  rateLimitRequests: env.int('RATE_LIMIT_REQUESTS', 600, { min: 1 }),
+  rateLimitWindowSeconds: env.int('RATE_LIMIT_WINDOW_SECONDS', 60, { min: 1, max: 86400 }),
+  rateLimitPrefix: env.str('RATE_LIMIT_PREFIX', 'sa:rl:'),
+  authCacheTtlMs: env.int('AUTH_CACHE_TTL_MS', 30000, { min: 0 }),
+  authNegativeTtlMs: env.int('AUTH_NEGATIVE_CACHE_TTL_MS', 5000, { min: 0 }),
+  authCacheMax: env.int('AUTH_CACHE_MAX_ENTRIES', 10000, { min: 1 }),
+  tokenLastUsedFlushMs: env.int('TOKEN_LAST_USED_FLUSH_MS', 15000, { min: 100 }),
+  /** How long the start of a chat turn (checks, retrieval) may take. */
+  chatStartTimeoutMs: env.int('CHAT_START_TIMEOUT_MS', 10000, { min: 100 }),
+  /** A chat stream with no new part for this long is ended (the chat service may have died). */
+  chatIdleTimeoutMs: env.int('CHAT_IDLE_TIMEOUT_MS', 30000, { min: 100 }),
+  planLimits: env.json<Partial<Record<Plan, Partial<PlanLimit>>>>('PLAN_LIMITS', {}),
+};
+
+type EdgeSettings = { [K in keyof typeof edgeConfig]: ReturnType<(typeof edgeConfig)[K]> } & { databaseUrl: string };
+
+export function createTokenVerifier(ds: DataSource, config: EdgeSettings, logger: Logger, app: string): TokenVerifier {
+  return new TokenVerifier(
+    ds,
+    {
+      cacheTtlMs: config.authCacheTtlMs,
+      negativeTtlMs: config.authNegativeTtlMs,
+      maxEntries: config.authCacheMax,
+      lastUsedFlushMs: config.tokenLastUsedFlushMs,
+      databaseUrl: config.databaseUrl,
+      listenerName: `${app}-identity-listener`,
+    },
+    logger,
+  );
+}
+
+/** Redis-backed (shared by every replica of both edges) when REDIS_URL is set, else in-process. */
+export function createRateLimiter(config: EdgeSettings, logger: Logger, limit: number, windowSeconds: number): RateLimiter {
+  return config.redisUrl
+    ? new RedisRateLimiter(config.redisUrl, limit, windowSeconds * 1000, config.rateLimitPrefix, logger)
+    : new MemoryRateLimiter(limit, windowSeconds * 1000);
+}
+
+export function createAuthenticator(verifier: TokenVerifier, limiter: RateLimiter, config: EdgeSettings): EdgeAuthenticator {
+  return new EdgeAuthenticator([verifier], limiter, mergePlanLimits(config.planLimits));
+}
