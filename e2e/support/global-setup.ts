@@ -59,6 +59,7 @@ export default async function globalSetup(): Promise<void> {
     root,
     baseUrl: system.baseUrl,
     gatewayUrl: system.gatewayUrl,
+    mcpUrl: system.mcpUrl,
     databaseUrl: dbUrl,
     natsUrl: nats.url,
     redisUrl: useRedis ? redisUrl : null,

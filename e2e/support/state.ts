@@ -3,6 +3,8 @@ export interface E2eState {
   root: string;
   baseUrl: string;
   gatewayUrl: string;
+  /** The MCP endpoint (Streamable HTTP), http://127.0.0.1:<MCP_PORT>/mcp. */
+  mcpUrl: string;
   databaseUrl: string;
   natsUrl: string;
   redisUrl: string | null;

@@ -1,11 +1,68 @@
-import { Module } from '@nestjs/common';
-import { MessagingModule } from '@sa/messaging';
-import { loadMcpConfig } from './config/mcp.config';
+import { BeforeApplicationShutdown, DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
+import { APP_FILTER } from '@nestjs/core';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { NatsConnection } from 'nats';
+import type { Logger } from 'pino';
+import { DataSource } from 'typeorm';
+import { DatabaseModule } from '@sa/db';
+import { EdgeAuthenticator, HttpErrorFilter, RateLimiter, createAuthenticator, createRateLimiter, createTokenVerifier } from '@sa/edge';
+import { IDENTITY_ENTITIES, TokenVerifier } from '@sa/identity';
+import { MessagingModule, NATS_CONNECTION, RpcClient } from '@sa/messaging';
+import { MCP_CONFIG, MCP_LOGGER, McpConfig } from './config/mcp.config';
+import { McpController } from './http/mcp.controller';
+import { OriginPolicy, parseList } from './http/origin-policy';
+import { ToolServerFactory } from './tools/tool-server';
 
-const config = loadMcpConfig();
+const RATE_LIMITER = Symbol('RATE_LIMITER');
 
-/** Not built yet: the service answers its NATS health ping (mcp.health.ping) and nothing else. */
-@Module({
-  imports: [MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'mcp', connectionName: 'mcp' })],
-})
-export class AppModule {}
+@Injectable()
+class AuthLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  constructor(
+    private readonly verifier: TokenVerifier,
+    @Inject(RATE_LIMITER) private readonly limiter: RateLimiter,
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.verifier.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.verifier.stop();
+    await this.limiter.close();
+  }
+}
+
+/** The MCP server (spec part 1 and part 4): identity from the shared database, tools over NATS. */
+@Module({})
+export class AppModule {
+  static forRoot(config: McpConfig, logger: Logger): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        DatabaseModule.forRoot({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'mcp', entities: IDENTITY_ENTITIES }),
+        MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'mcp', connectionName: 'mcp' }),
+      ],
+      controllers: [McpController],
+      providers: [
+        { provide: MCP_CONFIG, useValue: config },
+        { provide: MCP_LOGGER, useValue: logger },
+        { provide: APP_FILTER, useValue: new HttpErrorFilter(logger) },
+        { provide: TokenVerifier, inject: [getDataSourceToken()], useFactory: (ds: DataSource) => createTokenVerifier(ds, config, logger, 'mcp') },
+        { provide: RATE_LIMITER, useFactory: () => createRateLimiter(config, logger, config.rateLimitRequests, config.rateLimitWindowSeconds) },
+        {
+          provide: EdgeAuthenticator,
+          inject: [TokenVerifier, RATE_LIMITER],
+          useFactory: (verifier: TokenVerifier, limiter: RateLimiter) => createAuthenticator(verifier, limiter, config),
+        },
+        { provide: OriginPolicy, useValue: new OriginPolicy({ allowedOrigins: parseList(config.allowedOrigins), allowedHosts: parseList(config.allowedHosts) }) },
+        {
+          provide: ToolServerFactory,
+          inject: [RpcClient, NATS_CONNECTION],
+          useFactory: (rpc: RpcClient, nc: NatsConnection) =>
+            new ToolServerFactory(rpc, nc, { startTimeoutMs: config.chatStartTimeoutMs, idleTimeoutMs: config.chatIdleTimeoutMs }, logger),
+        },
+        AuthLifecycle,
+      ],
+    };
+  }
+}

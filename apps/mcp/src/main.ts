@@ -1,9 +1,39 @@
 import 'reflect-metadata';
-import { runService } from '@sa/messaging';
+import { NestFactory } from '@nestjs/core';
+import { MicroserviceOptions, Transport } from '@nestjs/microservices';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import { configureFastify, requestIdOf } from '@sa/edge';
+import { createLogger, PinoNestLogger } from '@sa/logging';
 import { AppModule } from './app.module';
 import { loadMcpConfig } from './config/mcp.config';
 
-void runService('mcp', AppModule, loadMcpConfig().natsUrl).catch((err: unknown) => {
+/**
+ * The MCP server: HTTP (Streamable HTTP at /mcp) for agents, plus the NATS queue group `mcp` so
+ * the gateway's readiness check reaches it like every other service.
+ */
+async function bootstrap(): Promise<void> {
+  const config = loadMcpConfig();
+  const logger = createLogger('mcp', { level: config.logLevel });
+  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
+  const adapter = new FastifyAdapter({
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => requestIdOf(req),
+    return503OnClosing: true,
+  });
+  configureFastify(adapter.getInstance(), logger);
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, logger), adapter, { logger: new PinoNestLogger(logger) });
+  app.connectMicroservice<MicroserviceOptions>({
+    transport: Transport.NATS,
+    options: { servers: [config.natsUrl], queue: 'mcp', name: `mcp-${process.pid}`, maxReconnectAttempts: -1, reconnectTimeWait: 500 },
+  });
+  app.enableShutdownHooks();
+  await app.startAllMicroservices();
+  await app.listen(config.port, config.host);
+  logger.info({ url: `http://${config.host}:${config.port}/mcp` }, 'MCP server listening');
+}
+
+bootstrap().catch((err: unknown) => {
   process.stderr.write(`mcp failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
   process.exit(1);
 });

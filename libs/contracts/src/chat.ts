@@ -4,7 +4,7 @@ import { CharLength, IsLanguageTag, NotBlank, toInt } from './validation';
 
 export const CHAT_MESSAGE_MAX = 2000;
 export const SESSION_ID_MAX = 120;
-export const CHAT_CHANNELS = ['api', 'widget'] as const;
+export const CHAT_CHANNELS = ['api', 'widget', 'mcp'] as const;
 export type ChatChannel = (typeof CHAT_CHANNELS)[number];
 
 /** Body of POST /v1/chat (spec part 4). */

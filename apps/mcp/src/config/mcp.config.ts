@@ -1,3 +1,21 @@
-import { commonConfig, parseConfig } from '@sa/config';
+import { commonConfig, env, parseConfig } from '@sa/config';
+import { edgeConfig } from '@sa/edge';
 
-export const loadMcpConfig = () => parseConfig({ ...commonConfig });
+export const loadMcpConfig = (source: Record<string, string | undefined> = process.env) =>
+  parseConfig(
+    {
+      ...commonConfig,
+      ...edgeConfig,
+      port: env.int('MCP_PORT', 3001, { min: 0, max: 65535 }),
+      host: env.str('MCP_HOST', '127.0.0.1'),
+      /** Browser origins allowed besides loopback ones, comma-separated; `*` allows any. */
+      allowedOrigins: env.str('MCP_ALLOWED_ORIGINS', ''),
+      /** Host names the server may be reached by, comma-separated; empty: Host is not checked. */
+      allowedHosts: env.str('MCP_ALLOWED_HOSTS', ''),
+    },
+    source,
+  );
+
+export type McpConfig = ReturnType<typeof loadMcpConfig>;
+export const MCP_CONFIG = Symbol('MCP_CONFIG');
+export const MCP_LOGGER = Symbol('MCP_LOGGER');

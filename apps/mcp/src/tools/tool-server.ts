@@ -1,0 +1,176 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import {
+  CallToolRequest,
+  CallToolRequestSchema,
+  CallToolResult,
+  ListToolsRequestSchema,
+  ServerNotification,
+  ServerRequest,
+  Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { NatsConnection } from 'nats';
+import type { Logger } from 'pino';
+import { z } from 'zod';
+import { CallerContext, ValidationIssue, isErrorCode } from '@sa/contracts';
+import { ChatTurnTimeouts, StreamIdle, startChatTurn } from '@sa/edge';
+import { DomainError, ServiceUnavailable, httpStatusOf } from '@sa/errors';
+import { RpcClient } from '@sa/messaging';
+import { TOOLS, ToolDef, ToolEnv } from './catalogue';
+import type { AskBotInput } from './inputs';
+import type { AskBotAnswer } from './views';
+
+export const SERVER_INFO = { name: 'support-agent', title: 'Support-agent service', version: '1.0.1' };
+
+const INSTRUCTIONS = [
+  "Tools for one workspace of the support-agent service: its bots, their knowledge base, chat, conversations, leads, analytics and appointment bookings.",
+  'Start with list_bots to learn the bot ids; tools take a bot id as chatbotId. A token restricted to specific bots must always pass one of its bots.',
+  'You only see the tools your token has the scopes for. Errors come back as tool results with isError set and a message saying what to change.',
+].join(' ');
+
+/** JSON Schema of a zod schema for tools/list (dialect 2020-12, the MCP default, so $schema is left out). */
+function jsonSchema(schema: z.ZodType): Tool['inputSchema'] {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return rest as Tool['inputSchema'];
+}
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+/**
+ * Makes the MCP server for one HTTP request (stateless Streamable HTTP: every POST carries its
+ * own token, so any replica can answer it). tools/list shows only the tools the token's scopes
+ * allow; tools/call checks the scope again, validates the arguments and turns every failure into
+ * a tool result with isError set, never a protocol error.
+ */
+export class ToolServerFactory {
+  private readonly listing: { tool: ToolDef; definition: Tool }[];
+
+  constructor(
+    private readonly rpc: RpcClient,
+    private readonly nc: NatsConnection,
+    private readonly chatTimeouts: ChatTurnTimeouts,
+    private readonly logger: Logger,
+    private readonly tools: ToolDef[] = TOOLS,
+  ) {
+    this.listing = tools.map((tool) => ({
+      tool,
+      definition: {
+        name: tool.name,
+        title: tool.title,
+        description: `${tool.description} Needs the ${tool.scope} scope.`,
+        inputSchema: jsonSchema(tool.input),
+        outputSchema: jsonSchema(tool.output) as Tool['outputSchema'],
+        annotations: { title: tool.title, ...tool.annotations },
+      },
+    }));
+  }
+
+  create(caller: CallerContext): Server {
+    const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: this.listing.filter(({ tool }) => caller.scopes.includes(tool.scope)).map(({ definition }) => definition),
+    }));
+    server.setRequestHandler(CallToolRequestSchema, (request, extra) => this.call(caller, request, extra));
+    return server;
+  }
+
+  private async call(caller: CallerContext, request: CallToolRequest, extra: Extra): Promise<CallToolResult> {
+    const tool = this.tools.find((t) => t.name === request.params.name);
+    if (!tool) return toolError(`Unknown tool "${request.params.name}". Call tools/list for the tools this token may use.`);
+    if (!caller.scopes.includes(tool.scope)) {
+      return domainToolError(new DomainError('insufficient_scope', `This token lacks the ${tool.scope} scope that ${tool.name} needs`, { required_scope: tool.scope }));
+    }
+    const parsed = tool.input.safeParse(request.params.arguments ?? {});
+    if (!parsed.success) return validationToolError(tool.name, parsed.error);
+
+    const env: ToolEnv = { caller, rpc: this.rpc, askBot: (args) => this.askBot(caller, args, request, extra) };
+    try {
+      const result = (await tool.run(parsed.data, env)) as Record<string, unknown>;
+      return { content: [{ type: 'text', text: tool.text(result, parsed.data) }], structuredContent: result };
+    } catch (err) {
+      if (err instanceof DomainError) return domainToolError(err);
+      this.logger.error({ err: err instanceof Error ? { message: err.message, stack: err.stack } : err, request_id: caller.requestId, tool: tool.name }, 'tool failed');
+      return toolError(`Internal error (request id ${caller.requestId}); try again later.`, { status: 500, code: 'internal_error' });
+    }
+  }
+
+  /**
+   * ask_bot: one chat turn on the `mcp` channel. Each part of the answer is also sent as a
+   * progress notification (progress = characters so far, message = the new text) when the client
+   * asked for progress; a client that goes away cancels the generation.
+   */
+  private async askBot(caller: CallerContext, args: z.infer<typeof AskBotInput>, request: CallToolRequest, extra: Extra): Promise<AskBotAnswer> {
+    const turn = await startChatTurn(this.rpc, this.nc, caller, args, 'mcp', this.chatTimeouts);
+    const progressToken = request.params._meta?.progressToken;
+    const onAbort = () => turn.cancel();
+    extra.signal.addEventListener('abort', onAbort, { once: true });
+    let answer = '';
+    try {
+      for await (const event of turn.events()) {
+        if (event.type === 'delta') {
+          answer += event.text;
+          if (progressToken !== undefined) {
+            await extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: answer.length, message: event.text } });
+          }
+        } else if (event.type === 'end') {
+          return {
+            answer,
+            session_id: turn.started.session_id,
+            chatbot_id: turn.started.chatbot_id,
+            language: turn.started.language,
+            source_urls: event.source_urls,
+            unanswered: event.unanswered,
+            assistant_message_id: event.assistant_message_id,
+          };
+        } else {
+          const partial = answer ? ` What was produced so far: "${answer}"` : '';
+          throw new DomainError(isErrorCode(event.code) ? event.code : 'service_unavailable', `The answer broke off: ${event.message}.${partial}`);
+        }
+      }
+      throw new ServiceUnavailable('chat', extra.signal.aborted ? 'the request was cancelled' : 'the answer stream ended early');
+    } catch (err) {
+      if (err instanceof StreamIdle) throw new ServiceUnavailable('chat', err.message);
+      throw err;
+    } finally {
+      extra.signal.removeEventListener('abort', onAbort);
+      turn.close();
+    }
+  }
+}
+
+const HINTS: Partial<Record<string, string>> = {
+  unauthorized: 'Use a valid, unexpired API token.',
+  api_locked: 'The workspace needs live API access (an active Growth trial, a Growth or Scale plan, or an enterprise contract with API access).',
+  insufficient_scope: 'Ask a workspace owner or admin for a token with this scope.',
+  bot_access_denied: 'This token is limited to specific bots: pass one of them as chatbotId (list_bots shows them).',
+  quota_exhausted: 'The plan quota is used up; it renews with the next period or a larger plan.',
+  plan_capacity_exhausted: 'The plan has no capacity left for this.',
+  not_found: 'Check the id (list tools show the ids this token can see).',
+  conflict: 'Fetch the current state (get_booking) before trying another action.',
+  rate_limited: 'Wait and try again.',
+  service_unavailable: 'Try again shortly.',
+};
+
+function toolError(text: string, error?: Record<string, unknown>): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text }], ...(error ? { _meta: { 'support-agent/error': error } } : {}) };
+}
+
+/** A service's error as a tool result: the message, the REST status and code, and what to do next. */
+export function domainToolError(err: DomainError): CallToolResult {
+  const status = httpStatusOf(err.code);
+  const details = Object.entries(err.details)
+    .filter(([k]) => k !== 'issues')
+    .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
+  const issues = (err.details['issues'] as ValidationIssue[] | undefined)?.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`) ?? [];
+  const text = [`${err.message} (${status} ${err.code}).`, ...issues, ...details, HINTS[err.code] ?? ''].filter(Boolean).join('\n');
+  return toolError(text, { status, code: err.code, message: err.message, ...err.details });
+}
+
+function validationToolError(toolName: string, error: z.ZodError): CallToolResult {
+  const issues: ValidationIssue[] = error.issues.map((i) => ({
+    code: i.code === 'custom' ? 'invalid_value' : i.code,
+    path: i.path.length ? i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)) : [],
+    message: i.message,
+  }));
+  return domainToolError(new DomainError('validation_failed', `Invalid arguments for ${toolName}`, { issues }));
+}
