@@ -83,7 +83,7 @@ for (const name of APPS) {
   const ports = (s.ports ?? []).map((p) => (typeof p === 'object' ? `${p.published}:${p.target}` : String(p)));
   const want = { gateway: ['3000:3000'], mcp: ['3001:3001'] }[name] ?? [];
   r.ok(JSON.stringify(ports) === JSON.stringify(want), `${name}: published ports ${want.join(',') || 'none'}`, ports.join(','));
-  if (name !== 'gateway') r.ok(!s.healthcheck, `${name}: no healthcheck (no HTTP endpoint yet)`);
+  if (name !== 'gateway' && name !== 'mcp') r.ok(!s.healthcheck, `${name}: no healthcheck (no HTTP endpoint yet)`);
 }
 const gw = services.gateway ?? {};
 r.ok(env(gw).REDIS_URL === 'redis://redis:6379', 'gateway: REDIS_URL=redis://redis:6379', env(gw).REDIS_URL);
@@ -94,6 +94,11 @@ r.ok(gwTest.includes('/readyz') && gwTest.includes('node') && !/curl|wget/.test(
 const kn = services.knowledge ?? {};
 r.ok(env(kn).VECTOR_STORE === 'qdrant' && env(kn).QDRANT_URL === 'http://qdrant:6333', 'knowledge: VECTOR_STORE=qdrant, QDRANT_URL=http://qdrant:6333');
 r.ok(dep(kn, 'qdrant') === 'service_healthy', 'knowledge: depends on qdrant being healthy');
-r.ok(env(services.mcp ?? {}).MCP_PORT === '3001', 'mcp: MCP_PORT=3001');
+const mcp = services.mcp ?? {};
+r.ok(env(mcp).MCP_PORT === '3001', 'mcp: MCP_PORT=3001');
+r.ok(env(mcp).MCP_HOST === '0.0.0.0', 'mcp: MCP_HOST=0.0.0.0', env(mcp).MCP_HOST);
+r.ok(env(mcp).REDIS_URL === 'redis://redis:6379', 'mcp: REDIS_URL=redis://redis:6379 (one rate-limit budget with the gateway)', env(mcp).REDIS_URL);
+const mcpTest = JSON.stringify(mcp.healthcheck?.test ?? '');
+r.ok(mcpTest.includes('/healthz') && mcpTest.includes('3001') && !/curl|wget/.test(mcpTest), 'mcp: healthcheck fetches /healthz with node');
 
 r.done();

@@ -113,7 +113,7 @@ r.ok(of('Secret').length === 0, 'no Secret in the manifests (support-agent-secre
 const configMaps = of('ConfigMap').map((c) => c.metadata.name);
 r.ok(configMaps.some((n) => n.startsWith('support-agent-config')), 'ConfigMap support-agent-config is generated', configMaps.join(','));
 const cm = of('ConfigMap').find((c) => c.metadata.name.startsWith('support-agent-config'));
-for (const k of ['NATS_URL', 'GATEWAY_HOST', 'GATEWAY_PORT', 'MCP_PORT']) r.ok(cm?.data?.[k] !== undefined, `ConfigMap sets ${k}`);
+for (const k of ['NATS_URL', 'GATEWAY_HOST', 'GATEWAY_PORT', 'MCP_HOST', 'MCP_PORT']) r.ok(cm?.data?.[k] !== undefined, `ConfigMap sets ${k}`);
 for (const k of ['DATABASE_URL', 'REDIS_URL']) r.ok(cm?.data?.[k] === undefined, `ConfigMap holds no ${k} (secret)`);
 
 if (expectNamespace) {
@@ -161,8 +161,10 @@ for (const d of deployments) {
     const port = (c.ports ?? []).find((p) => p.containerPort === 3000);
     r.ok(port, `${id}: container port 3000`);
     for (const p of probes) r.ok([port?.name, 3000].includes(c[p].httpGet?.port), `${id}: ${p} targets port 3000`);
+  } else if (app === 'mcp') {
+    for (const p of ['livenessProbe', 'readinessProbe', 'startupProbe']) r.ok(c[p]?.httpGet?.path === '/healthz' && ['http', 3001].includes(c[p].httpGet.port), `${id}: ${p} GET /healthz on 3001`);
   } else {
-    // Only the gateway serves HTTP today: any other HTTP probe would hit an endpoint that does not exist.
+    // Only the gateway and mcp serve HTTP today: any other HTTP probe would hit an endpoint that does not exist.
     r.ok(probes.every((p) => !c[p].httpGet && !c[p].tcpSocket && !c[p].grpc), `${id}: no HTTP/TCP probe on an endpoint that does not exist`);
   }
   if (app === 'mcp') r.ok((c.ports ?? []).some((p) => p.containerPort === 3001), `${id}: container port 3001`);
