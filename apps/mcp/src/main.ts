@@ -19,6 +19,7 @@ async function bootstrap(): Promise<void> {
     bodyLimit: config.bodyLimitBytes,
     trustProxy: config.trustProxy,
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => requestIdOf(req),
+    routerOptions: { ignoreTrailingSlash: true },
     return503OnClosing: true,
   });
   configureFastify(adapter.getInstance(), logger);
