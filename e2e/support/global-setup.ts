@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { databaseUrl } from '../../libs/testing/src/integration/databases';
-import { System } from '../../tools/launcher/system';
+import { APPS, System } from '../../tools/launcher/system';
 import { freePort, redisReachable, startPrivateNats } from './infra';
 import type { E2eState } from './state';
 
@@ -51,7 +51,12 @@ export default async function globalSetup(): Promise<void> {
     RPC_TIMEOUT_MS: '3000',
     ...(useRedis ? { REDIS_URL: redisUrl } : {}),
   };
-  const system = new System({ root, env: { PATH: process.env['PATH'], ...env }, output: { kind: 'files', dir: logDir } });
+  // Each app's ops endpoint (/healthz, /readyz, /metrics) on a known free port; replicas and mini
+  // systems started by tests take any free port (OPS_PORT=0 in the shared env).
+  const opsPorts: Record<string, number> = {};
+  for (const app of APPS) opsPorts[app] = await freePort();
+  env['OPS_PORT'] = '0';
+  const system = new System({ root, env: { PATH: process.env['PATH'], ...env }, output: { kind: 'files', dir: logDir }, opsPorts });
   await system.start();
   await system.waitReady(60000);
 
@@ -59,6 +64,7 @@ export default async function globalSetup(): Promise<void> {
     root,
     baseUrl: system.baseUrl,
     gatewayUrl: system.gatewayUrl,
+    opsUrls: Object.fromEntries(APPS.map((app) => [app, system.opsUrl(app)])),
     mcpUrl: system.mcpUrl,
     databaseUrl: dbUrl,
     natsUrl: nats.url,

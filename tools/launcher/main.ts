@@ -1,7 +1,7 @@
 import * as path from 'node:path';
 import { DEFAULT_DATABASE_URL, DEFAULT_NATS_URL } from '@sa/config';
 import { runMigrations } from '../migrate/run-migrations';
-import { System } from './system';
+import { APPS, System } from './system';
 
 // `npm start`: migrate, start all eight apps, wait until ready, print the URLs; Ctrl-C stops all.
 async function main(): Promise<void> {
@@ -35,7 +35,11 @@ async function main(): Promise<void> {
   await system.start();
   await system.waitReady(Number(env['START_TIMEOUT_MS'] ?? 90000));
   say('ready');
-  process.stdout.write(`\n  REST API base URL: ${system.baseUrl}\n  MCP server URL:    ${system.mcpUrl}\n  OpenAPI document:  ${system.baseUrl}/openapi.json\n\n  Press Ctrl-C to stop.\n\n`);
+  const ops = APPS.map((app) => `${app} ${system.opsPort(app)}`).join(', ');
+  process.stdout.write(
+    `\n  REST API base URL: ${system.baseUrl}\n  MCP server URL:    ${system.mcpUrl}\n  OpenAPI document:  ${system.baseUrl}/openapi.json\n` +
+      `  Ops endpoints:     http://127.0.0.1:<port>/healthz, /readyz, /metrics (${ops})\n\n  Press Ctrl-C to stop.\n\n`,
+  );
 }
 
 function redact(url: string): string {

@@ -16,6 +16,11 @@ export interface SystemOptions {
   /** Restart an app that exits on its own (npm start); tests leave this off to see crashes. */
   restartOnCrash?: boolean;
   onEvent?: (line: string) => void;
+  /**
+   * Port of each app's ops endpoint (/healthz, /readyz, /metrics). Default: OPS_PORT for every app
+   * when it is set in `env` (0 = a free port each), else OPS_PORT_BASE (9464) + the app's index.
+   */
+  opsPorts?: Partial<Record<AppName, number>>;
 }
 
 interface Running {
@@ -47,6 +52,18 @@ export class System {
     return `http://127.0.0.1:${this.opts.env['MCP_PORT'] ?? '3001'}/mcp`;
   }
 
+  opsPort(app: AppName): number {
+    const given = this.opts.opsPorts?.[app];
+    if (given !== undefined) return given;
+    if (this.opts.env['OPS_PORT'] !== undefined && this.opts.env['OPS_PORT'] !== '') return Number(this.opts.env['OPS_PORT']);
+    return Number(this.opts.env['OPS_PORT_BASE'] || 9464) + APPS.indexOf(app);
+  }
+
+  /** http://127.0.0.1:<port> of an app's ops endpoint. */
+  opsUrl(app: AppName): string {
+    return `http://127.0.0.1:${this.opsPort(app)}`;
+  }
+
   async start(apps: readonly AppName[] = APPS): Promise<void> {
     for (const app of apps) this.startApp(app);
   }
@@ -67,7 +84,7 @@ export class System {
       const fd = fs.openSync(path.join(out.dir, `${app}.log`), 'a');
       stdio = ['ignore', fd, fd];
     }
-    const child = spawn(process.execPath, ['--enable-source-maps', entry], { cwd: this.opts.root, env: { ...this.opts.env, SERVICE_NAME: app }, stdio });
+    const child = spawn(process.execPath, ['--enable-source-maps', entry], { cwd: this.opts.root, env: { ...this.opts.env, SERVICE_NAME: app, OPS_PORT: String(this.opsPort(app)) }, stdio });
     if (typeof stdio[1] === 'number') fs.closeSync(stdio[1]);
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : null))));
     const record: Running = { child, exited, stopping: false };

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { DatabaseModule } from '@sa/db';
 import { EventsModule } from '@sa/events';
 import { createLogger } from '@sa/logging';
+import { OpsModule } from '@sa/ops';
 import { MessagingModule } from '@sa/messaging';
 import { BookingsHandler } from './bookings/bookings.handler';
 import { BookingsRepository } from './bookings/bookings.repository';
@@ -18,6 +19,7 @@ const config = loadBookingsConfig();
   imports: [
     DatabaseModule.forRoot({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'bookings' }),
     MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'bookings', connectionName: 'bookings' }),
+    OpsModule.forService('bookings', config),
     EventsModule.forService({ schema: 'bookings', natsUrl: config.natsUrl, stream: { name: config.eventsStream, subjectPrefix: config.eventsSubjectPrefix }, relay: true }),
   ],
   controllers: [BookingsHandler],

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '@sa/db';
 import { EventsModule } from '@sa/events';
+import { OpsModule } from '@sa/ops';
 import { MessagingModule } from '@sa/messaging';
 import { BotEntity } from './bots/bot.entity';
 import { BotsHandler } from './bots/bots.handler';
@@ -14,6 +15,7 @@ const config = loadBotsConfig();
   imports: [
     DatabaseModule.forRoot({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'bots', entities: [BotEntity] }),
     MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'bots', connectionName: 'bots' }),
+    OpsModule.forService('bots', config),
     EventsModule.forService({ schema: 'bots', natsUrl: config.natsUrl, stream: { name: config.eventsStream, subjectPrefix: config.eventsSubjectPrefix }, relay: true }),
   ],
   controllers: [BotsHandler],

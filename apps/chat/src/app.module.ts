@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { DatabaseModule } from '@sa/db';
 import { EventsModule } from '@sa/events';
 import { createLogger } from '@sa/logging';
+import { OpsModule } from '@sa/ops';
 import { MessagingModule } from '@sa/messaging';
 import { AnalyticsRepository } from './analytics/analytics.repository';
 import { createChatModel } from './answer/chat-model';
@@ -23,6 +24,7 @@ const config = loadChatConfig();
   imports: [
     DatabaseModule.forRoot({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'chat' }),
     MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'chat', connectionName: 'chat' }),
+    OpsModule.forService('chat', config),
     EventsModule.forService({ schema: 'chat', natsUrl: config.natsUrl, stream: { name: config.eventsStream, subjectPrefix: config.eventsSubjectPrefix }, relay: true }),
   ],
   controllers: [ChatTurnHandler, ConversationQueriesHandler, WidgetHandler],

@@ -5,6 +5,7 @@ import { DatabaseModule } from '@sa/db';
 import { IDENTITY_ENTITIES } from '@sa/identity';
 import { HttpErrorFilter } from '@sa/edge';
 import { MessagingModule } from '@sa/messaging';
+import { OpsModule } from '@sa/ops';
 import { AuthModule } from './auth/auth.module';
 import { GATEWAY_LOGGER } from './auth/auth.tokens';
 import { BookingsController } from './bookings/bookings.controller';
@@ -45,6 +46,7 @@ export class AppModule {
         GatewayCoreModule.forRoot(config, logger),
         DatabaseModule.forRoot({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'gateway', entities: IDENTITY_ENTITIES }),
         MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, connectionName: 'gateway' }),
+        OpsModule.forService('gateway', config),
         AuthModule,
       ],
       controllers: [HealthController, OpenApiController, BotsController, KbController, ChatController, ConversationsController, BookingsController, LeadsController, WidgetController],

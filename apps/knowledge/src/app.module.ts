@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '@sa/db';
 import { createLogger } from '@sa/logging';
+import { OpsModule } from '@sa/ops';
 import { MessagingModule } from '@sa/messaging';
 import { outboundPolicyFromEnv } from '@sa/net-guard';
 import { KNOWLEDGE_CONFIG, loadKnowledgeConfig } from './config/knowledge.config';
@@ -23,6 +24,7 @@ const config = loadKnowledgeConfig();
   imports: [
     DatabaseModule.forRoot({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'knowledge' }),
     MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'knowledge', connectionName: 'knowledge' }),
+    OpsModule.forService('knowledge', config),
   ],
   controllers: [DocumentsHandler, SearchHandler],
   providers: [

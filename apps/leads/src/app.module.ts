@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { DatabaseModule } from '@sa/db';
 import { EventsModule, provideEventConsumer } from '@sa/events';
 import { createLogger } from '@sa/logging';
+import { OpsModule } from '@sa/ops';
 import { MessagingModule } from '@sa/messaging';
 import { LEADS_CONFIG, loadLeadsConfig } from './config/leads.config';
 import { LeadsHandler } from './leads/leads.handler';
@@ -20,6 +21,7 @@ const logger = createLogger('leads', { level: config.logLevel });
   imports: [
     DatabaseModule.forRoot({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'leads' }),
     MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'leads', connectionName: 'leads' }),
+    OpsModule.forService('leads', config),
     EventsModule.forService({ schema: 'leads', natsUrl: config.natsUrl, stream: { name: config.eventsStream, subjectPrefix: config.eventsSubjectPrefix }, relay: true }),
   ],
   controllers: [LeadsHandler],

@@ -8,6 +8,7 @@ import { DatabaseModule } from '@sa/db';
 import { EdgeAuthenticator, HttpErrorFilter, RateLimiter, createAuthenticator, createRateLimiter, createTokenVerifier } from '@sa/edge';
 import { IDENTITY_ENTITIES, TokenVerifier } from '@sa/identity';
 import { MessagingModule, NATS_CONNECTION, RpcClient } from '@sa/messaging';
+import { OpsModule } from '@sa/ops';
 import { MCP_CONFIG, MCP_LOGGER, McpConfig } from './config/mcp.config';
 import { McpController } from './http/mcp.controller';
 import { OriginPolicy, parseList } from './http/origin-policy';
@@ -41,6 +42,7 @@ export class AppModule {
       imports: [
         DatabaseModule.forRoot({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'mcp', entities: IDENTITY_ENTITIES }),
         MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'mcp', connectionName: 'mcp' }),
+        OpsModule.forService('mcp', config),
       ],
       controllers: [McpController],
       providers: [

@@ -5,6 +5,7 @@ import { WEBHOOK_EVENT_TYPES } from '@sa/contracts';
 import { DatabaseModule } from '@sa/db';
 import { EventsModule, provideEventConsumer } from '@sa/events';
 import { createLogger } from '@sa/logging';
+import { OpsModule } from '@sa/ops';
 import { MessagingModule } from '@sa/messaging';
 import { outboundPolicyFromEnv } from '@sa/net-guard';
 import { SecretBox, parseSecretKey } from '@sa/webhook-registry';
@@ -26,6 +27,7 @@ const secretKey = parseSecretKey(config.secretKey);
   imports: [
     DatabaseModule.forRoot({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'webhook-dispatcher' }),
     MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'webhook-dispatcher', connectionName: 'webhook-dispatcher' }),
+    OpsModule.forService('webhook-dispatcher', config),
     EventsModule.forService({
       schema: 'webhooks',
       service: 'webhook-dispatcher',

@@ -14,4 +14,9 @@ export const commonConfig = {
   eventsStream: env.str('EVENTS_STREAM', 'SA_EVENTS'),
   eventsSubjectPrefix: env.str('EVENTS_SUBJECT_PREFIX', 'events'),
   shutdownGraceMs: env.int('SHUTDOWN_GRACE_MS', 10000, { min: 0, max: 600000 }),
+  /** The ops endpoint (/healthz, /readyz, /metrics) of every app; 0 picks a free port. */
+  opsPort: env.int('OPS_PORT', 9464, { min: 0, max: 65535 }),
+  opsHost: env.str('OPS_HOST', '127.0.0.1'),
+  /** How long each readiness check (NATS, PostgreSQL) may take. */
+  readyCheckTimeoutMs: env.int('READY_CHECK_TIMEOUT_MS', 1500, { min: 50 }),
 };

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
+import { counter, histogram } from '@sa/metrics';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -16,6 +17,9 @@ export function requestIdOf(req: { headers: Record<string, string | string[] | u
  * text). Body-parsing failures and unknown routes reach HttpErrorFilter through Nest's own
  * Fastify error and not-found handlers.
  */
+const httpRequests = counter({ name: 'sa_http_requests_total', help: 'HTTP requests answered, by method, route and status', labelNames: ['method', 'route', 'status'] as const });
+const httpDuration = histogram({ name: 'sa_http_request_duration_seconds', help: 'HTTP request duration (to the end of the response; whole streams for SSE)', labelNames: ['method', 'route'] as const });
+
 export function configureFastify(fastify: FastifyInstance, logger: Logger): void {
   fastify.addHook('onRequest', async (req, reply) => {
     void reply.header('x-request-id', req.id);
@@ -23,5 +27,9 @@ export function configureFastify(fastify: FastifyInstance, logger: Logger): void
   fastify.addHook('onResponse', async (req: FastifyRequest, reply) => {
     const path = req.url.split('?')[0];
     logger.info({ request_id: req.id, method: req.method, path, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    // The route template (/v1/bookings/:id), never the raw path: ids would explode the label set.
+    const route = req.routeOptions?.url ?? 'unmatched';
+    httpRequests.inc({ method: req.method, route, status: String(reply.statusCode) });
+    httpDuration.observe({ method: req.method, route }, reply.elapsedTime / 1000);
   });
 }

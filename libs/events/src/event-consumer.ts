@@ -7,6 +7,13 @@ import { EventStreamConfig, JS_ERR_CONSUMER_NOT_FOUND, ensureEventStream, jsErro
 import { qualifiedTable } from './outbox-sql';
 import { parseEnvelope } from './parse-envelope';
 import { within } from './within';
+import { counter } from '@sa/metrics';
+
+const consumed = counter({
+  name: 'sa_events_handled_total',
+  help: 'Events taken from JetStream by a durable consumer, by consumer, event type and outcome (handled, duplicate, retry, gave_up, malformed)',
+  labelNames: ['consumer', 'type', 'outcome'] as const,
+});
 
 /**
  * Handles one event inside the transaction that marks it processed. It may return a function,
@@ -233,6 +240,7 @@ export class EventConsumer {
     const event = parseEnvelope(msg.data);
     if (!event || msg.subject !== eventSubject(this.opts.stream.subjectPrefix, event.type)) {
       this.logger.error({ subject: msg.subject, seq: msg.seq }, 'malformed event message; terminating it');
+      consumed.inc({ consumer: this.opts.durable, type: 'unknown', outcome: 'malformed' });
       this.terminate(msg, 'malformed event');
       return;
     }
@@ -265,15 +273,18 @@ export class EventConsumer {
       const attempt = msg.info.deliveryCount;
       if (attempt >= this.maxDeliver) {
         log.error({ err, attempt }, 'event handler failed on the last allowed delivery; giving up on this event');
+        consumed.inc({ consumer: this.opts.durable, type: event.type, outcome: 'gave_up' });
         this.terminate(msg, 'handler failed');
       } else {
         const delay = retryDelayMs(attempt, this.opts.retryBaseDelayMs);
         log.warn({ err, attempt, retry_in_ms: delay }, 'event handler failed; will retry');
+        consumed.inc({ consumer: this.opts.durable, type: event.type, outcome: 'retry' });
         msg.nak(delay);
       }
       return;
     }
     msg.ack();
+    consumed.inc({ consumer: this.opts.durable, type: event.type, outcome: handled ? 'handled' : 'duplicate' });
     if (!handled) log.debug('event already processed; skipped');
     else if (afterCommit) {
       try {

@@ -5,6 +5,7 @@ import { eventSubject } from '@sa/contracts';
 import { EventStreamConfig, ensureEventStream } from './event-stream';
 import { outboxChannel, qualifiedTable } from './outbox-sql';
 import { PgListener, pgClientConfig } from '@sa/db';
+import { gauge } from '@sa/metrics';
 
 export interface OutboxRelayOptions {
   dataSource: DataSource;
@@ -47,6 +48,35 @@ const CLEANUP_CHUNK = 1000;
  * Passes are triggered by the outbox trigger's NOTIFY (dedicated LISTEN connection) and by a poll
  * timer. Failures (database, NATS down) are logged and leave the rows for the next pass.
  */
+/** The relays running in this process, for the outbox-lag gauges (read at scrape time). */
+const runningRelays = new Set<OutboxRelay>();
+
+gauge({
+  name: 'sa_outbox_unpublished',
+  help: 'Outbox rows committed but not yet published to JetStream, by schema',
+  labelNames: ['schema'] as const,
+  async collect() {
+    this.reset();
+    for (const relay of runningRelays) {
+      const lag = await relay.lag().catch(() => null);
+      if (lag) this.set({ schema: relay.schema }, lag.unpublished);
+    }
+  },
+});
+
+gauge({
+  name: 'sa_outbox_oldest_unpublished_seconds',
+  help: 'Age of the oldest outbox row not yet published (0 when none), by schema',
+  labelNames: ['schema'] as const,
+  async collect() {
+    this.reset();
+    for (const relay of runningRelays) {
+      const lag = await relay.lag().catch(() => null);
+      if (lag) this.set({ schema: relay.schema }, lag.oldestSeconds);
+    }
+  },
+});
+
 export class OutboxRelay {
   private readonly table: string;
   private readonly logger: Logger;
@@ -90,6 +120,7 @@ export class OutboxRelay {
     for (const t of this.timers) t.unref();
     this.runCleanup();
     this.kick();
+    runningRelays.add(this);
     this.logger.info({ stream: this.opts.stream.name }, 'outbox relay started');
   }
 
@@ -97,11 +128,24 @@ export class OutboxRelay {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
+    runningRelays.delete(this);
     for (const t of this.timers) clearInterval(t);
     this.timers = [];
     await Promise.all([this.pass, this.cleanup]);
     await this.listener.stop();
     this.logger.info('outbox relay stopped');
+  }
+
+  get schema(): string {
+    return this.opts.schema;
+  }
+
+  /** How far publishing is behind: unpublished rows and the age of the oldest (metrics). */
+  async lag(): Promise<{ unpublished: number; oldestSeconds: number }> {
+    const [row] = (await this.opts.dataSource.query(
+      `SELECT count(*)::int AS n, COALESCE(EXTRACT(EPOCH FROM now() - min(created_at)), 0)::float8 AS age FROM ${this.table} WHERE published_at IS NULL`,
+    )) as { n: number; age: number }[];
+    return { unpublished: row?.n ?? 0, oldestSeconds: row?.age ?? 0 };
   }
 
   /** Requests a pass; requests made while a pass runs coalesce into one more pass after it. */

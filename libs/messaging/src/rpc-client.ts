@@ -4,6 +4,7 @@ import { NatsConnection, NatsError, headers as natsHeaders } from 'nats';
 import { TimeoutError } from 'rxjs';
 import { CallerContext, Envelope, RpcRequest, RpcResponse, RpcSubject } from '@sa/contracts';
 import { BadRequest, DomainError, ServiceUnavailable } from '@sa/errors';
+import { counter, histogram } from '@sa/metrics';
 
 export const NATS_CONNECTION = Symbol('NATS_CONNECTION');
 export const RPC_TIMEOUT_MS = Symbol('RPC_TIMEOUT_MS');
@@ -44,6 +45,9 @@ interface NestReply {
  * err}` out) directly through nats.js: requests share one multiplexed reply subscription, where
  * Nest's own client subscribed and unsubscribed a reply inbox per request.
  */
+const clientRequests = counter({ name: 'sa_rpc_client_requests_total', help: 'NATS requests sent, by subject and outcome (ok or the error code)', labelNames: ['subject', 'outcome'] as const });
+const clientDuration = histogram({ name: 'sa_rpc_client_duration_seconds', help: 'Round trip of a NATS request, by subject', labelNames: ['subject'] as const });
+
 @Injectable()
 export class RpcClient implements OnApplicationShutdown {
   constructor(
@@ -52,6 +56,20 @@ export class RpcClient implements OnApplicationShutdown {
   ) {}
 
   async send<S extends RpcSubject>(subject: S, data: RpcRequest<S>, ctx?: CallerContext, opts: { timeoutMs?: number } = {}): Promise<RpcResponse<S>> {
+    const stop = clientDuration.startTimer({ subject });
+    try {
+      const response = await this.request(subject, data, ctx, opts);
+      clientRequests.inc({ subject, outcome: 'ok' });
+      return response;
+    } catch (err) {
+      clientRequests.inc({ subject, outcome: err instanceof DomainError ? err.code : 'internal_error' });
+      throw err;
+    } finally {
+      stop();
+    }
+  }
+
+  private async request<S extends RpcSubject>(subject: S, data: RpcRequest<S>, ctx: CallerContext | undefined, opts: { timeoutMs?: number }): Promise<RpcResponse<S>> {
     const envelope: Envelope<RpcRequest<S>> = { ctx, data };
     const body = Buffer.from(JSON.stringify({ pattern: subject, data: envelope, id: randomUUID() }));
     // NATS refuses messages over the server's max_payload (1 MB by default): say so plainly.

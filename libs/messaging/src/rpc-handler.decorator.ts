@@ -1,12 +1,28 @@
 import { Logger as NestLogger } from '@nestjs/common';
 import { MessagePattern, RpcException } from '@nestjs/microservices';
-import { Observable, catchError, isObservable, throwError } from 'rxjs';
+import { Observable, catchError, finalize, isObservable, tap, throwError } from 'rxjs';
 import { CallerContext, RpcRequest, RpcResponse, RpcSubject } from '@sa/contracts';
 import { DomainError } from '@sa/errors';
 import { withLogContext } from '@sa/logging';
+import { counter, histogram } from '@sa/metrics';
 import { validateEnvelope } from './validate-envelope';
 
 const log = new NestLogger('RpcHandler');
+
+const handled = counter({ name: 'sa_rpc_handled_total', help: 'NATS requests handled, by subject and outcome (ok or the error code)', labelNames: ['subject', 'outcome'] as const });
+const handleDuration = histogram({ name: 'sa_rpc_handle_duration_seconds', help: 'Time to handle a NATS request, by subject', labelNames: ['subject'] as const });
+
+/** Records one handled request when it settles. */
+function meter(subject: string): (err?: unknown) => void {
+  const stop = handleDuration.startTimer({ subject });
+  let done = false;
+  return (err?: unknown) => {
+    if (done) return;
+    done = true;
+    stop();
+    handled.inc({ subject, outcome: err === undefined ? 'ok' : err instanceof DomainError ? err.code : 'internal_error' });
+  };
+}
 
 function toRpcException(err: unknown, subject: string, requestId: string | undefined): RpcException {
   if (err instanceof DomainError) return new RpcException(err.toPayload());
@@ -29,15 +45,36 @@ export function RpcHandler<S extends RpcSubject>(subject: S) {
       const requestId = (payload as { ctx?: { requestId?: string } } | undefined)?.ctx?.requestId;
       const tenantId = (payload as { ctx?: { tenantId?: string } } | undefined)?.ctx?.tenantId;
       return withLogContext({ requestId, tenantId }, () => {
+        const settle = meter(subject);
         let result: unknown;
         try {
           const { data, ctx } = validateEnvelope(subject, payload);
           result = original.call(this, data as RpcRequest<S>, ctx as CallerContext);
         } catch (err) {
+          settle(err);
           throw toRpcException(err, subject, requestId);
         }
-        if (isObservable(result)) return result.pipe(catchError((err) => throwError(() => toRpcException(err, subject, requestId))));
-        if (result instanceof Promise) return result.catch((err) => { throw toRpcException(err, subject, requestId); });
+        if (isObservable(result)) {
+          let failure: unknown;
+          return result.pipe(
+            tap({ error: (err: unknown) => (failure = err) }),
+            finalize(() => settle(failure)),
+            catchError((err) => throwError(() => toRpcException(err, subject, requestId))),
+          );
+        }
+        if (result instanceof Promise) {
+          return result.then(
+            (value) => {
+              settle();
+              return value;
+            },
+            (err) => {
+              settle(err);
+              throw toRpcException(err, subject, requestId);
+            },
+          );
+        }
+        settle();
         return result;
       });
     };

@@ -5,8 +5,11 @@ import type { Logger } from 'pino';
 import { CallerContext, ChatChannel, ChatRequest } from '@sa/contracts';
 import { startChatTurn } from '@sa/edge';
 import { NATS_CONNECTION, RpcClient } from '@sa/messaging';
+import { gauge } from '@sa/metrics';
 import { GATEWAY_LOGGER } from '../auth/auth.tokens';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config/gateway.config';
+
+const streamsOpen = gauge({ name: 'sa_chat_streams_open', help: 'Chat answers being streamed to clients now (SSE), by channel', labelNames: ['channel'] as const });
 
 /** One SSE frame of the spec: `data: <json>` and a blank line, the JSON with choices[0].delta.content. */
 export function sseFrame(text: string): string {
@@ -47,6 +50,7 @@ export class ChatStreamer {
       ...(turn.started.chatbot_id ? { 'x-chatbot-id': turn.started.chatbot_id } : {}),
     });
     raw.flushHeaders();
+    streamsOpen.inc({ channel });
 
     let finished = false;
     raw.on('close', () => {
@@ -65,6 +69,7 @@ export class ChatStreamer {
       this.logger.error({ request_id: ctx.requestId, turn_id: turn.turnId, err: (err as Error).message }, 'chat stream broke off');
     } finally {
       turn.close();
+      streamsOpen.dec({ channel });
       if (!finished) {
         finished = true;
         raw.end();

@@ -18,6 +18,16 @@ export interface ClaimedDocument extends DocumentRow {
 export class DocumentClaimsRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
 
+  /** Queue depth and the age of the oldest document, per waiting status (metrics). */
+  async queueStats(): Promise<{ status: 'queued' | 'processing'; count: number; oldest_seconds: number }[]> {
+    return queryRows(
+      this.ds,
+      `SELECT status, count(*)::int AS count, COALESCE(EXTRACT(EPOCH FROM clock_timestamp() - min(created_at)), 0)::float8 AS oldest_seconds
+         FROM knowledge.documents WHERE status IN ('queued', 'processing') GROUP BY status`,
+      [],
+    );
+  }
+
   /** Fails documents whose lease expired after their last allowed attempt. Returns how many. */
   async failExhausted(maxAttempts: number): Promise<number> {
     const rows = await queryRows(this.ds, 

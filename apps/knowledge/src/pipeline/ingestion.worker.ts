@@ -3,11 +3,16 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { PgListener } from '@sa/db';
+import { counter, gauge, histogram } from '@sa/metrics';
 import { KNOWLEDGE_CONFIG, KnowledgeConfig } from '../config/knowledge.config';
 import { KNOWLEDGE_LOGGER } from '../knowledge.tokens';
 import { ClaimedDocument, DocumentClaimsRepository } from './document-claims.repository';
 import { DocumentProcessor } from './document-processor';
 import { PermanentFailure, retryDelayMs } from './failures';
+
+const outcomes = counter({ name: 'sa_ingestion_documents_total', help: 'Documents this replica finished, by outcome (ready, failed, retry, released)', labelNames: ['outcome'] as const });
+const durations = histogram({ name: 'sa_ingestion_duration_seconds', help: 'Time to process one document (fetch, chunk, embed, store)', buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300] });
+const inProgress = gauge({ name: 'sa_ingestion_in_progress', help: 'Documents this replica is processing now' });
 
 /**
  * Runs the ingestion pipeline: queued → processing → ready | failed, at most `concurrency`
@@ -42,6 +47,7 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   async onApplicationBootstrap(): Promise<void> {
+    this.registerQueueGauges();
     await this.listener.start();
     this.poller = setInterval(() => void this.pump(), this.config.pollMs);
     void this.pump();
@@ -57,8 +63,35 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
     for (const r of this.running.values()) {
       r.abort.abort();
       await this.claims.release(r.doc.id, this.workerId).catch(() => undefined);
+      outcomes.inc({ outcome: 'released' });
       this.logger.info({ document_id: r.doc.id }, 'released a document on shutdown');
     }
+  }
+
+  /** The queue as a whole (every replica), read at scrape time. */
+  private registerQueueGauges(): void {
+    const claims = this.claims;
+    const stats = () => claims.queueStats().catch(() => []);
+    gauge({
+      name: 'sa_ingestion_queue_documents',
+      help: 'Documents waiting (queued) or being processed (processing), across all replicas',
+      labelNames: ['status'] as const,
+      async collect() {
+        this.reset();
+        for (const s of ['queued', 'processing'] as const) this.set({ status: s }, 0);
+        for (const row of await stats()) this.set({ status: row.status }, row.count);
+      },
+    });
+    gauge({
+      name: 'sa_ingestion_queue_oldest_seconds',
+      help: 'Age of the oldest queued or processing document (0 when none)',
+      labelNames: ['status'] as const,
+      async collect() {
+        this.reset();
+        for (const s of ['queued', 'processing'] as const) this.set({ status: s }, 0);
+        for (const row of await stats()) this.set({ status: row.status }, row.oldest_seconds);
+      },
+    });
   }
 
   /** Documents being processed by this replica now (metrics, tests). */
@@ -98,9 +131,11 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
       .catch((err: unknown) => this.logger.error({ document_id: doc.id, err: (err as Error).message }, 'recording the outcome of a document failed; its lease will expire'))
       .finally(() => {
       this.running.delete(doc.id);
+      inProgress.set(this.running.size);
       if (!this.stopping) void this.pump();
     });
     this.running.set(doc.id, { doc, abort, done });
+    inProgress.set(this.running.size);
   }
 
   private async run(doc: ClaimedDocument, abort: AbortController): Promise<void> {
@@ -114,10 +149,13 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
         .catch((err: unknown) => log.warn({ err: (err as Error).message }, 'could not renew the lease'));
     }, Math.max(500, Math.floor(this.config.leaseMs / 3)));
     const started = Date.now();
+    const stopTimer = durations.startTimer();
     try {
       const result = await this.processor.process(doc, abort.signal);
       if (abort.signal.aborted) return;
       const kept = await this.claims.markReady(doc.id, this.workerId, result.chunkCount, result.embedder);
+      stopTimer();
+      outcomes.inc({ outcome: 'ready' });
       log.info({ chunks: result.chunkCount, discovered: result.discovered, ms: Date.now() - started, kept }, 'document ready');
     } catch (err) {
       if (abort.signal.aborted && this.stopping) return;
@@ -125,10 +163,12 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
       if (err instanceof PermanentFailure || doc.attempts >= this.config.maxAttempts) {
         const why = err instanceof PermanentFailure ? reason : `Failed after ${doc.attempts} attempts: ${reason}`;
         await this.claims.markFailed(doc.id, this.workerId, why);
+        outcomes.inc({ outcome: 'failed' });
         log.info({ reason: why }, 'document failed');
       } else {
         const delay = retryDelayMs(doc.attempts);
         await this.claims.retryLater(doc.id, this.workerId, reason, delay);
+        outcomes.inc({ outcome: 'retry' });
         log.warn({ reason, attempt: doc.attempts, retry_in_ms: delay }, 'document will be retried');
       }
     } finally {

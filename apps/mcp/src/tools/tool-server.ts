@@ -16,6 +16,7 @@ import { CallerContext, ValidationIssue, isErrorCode } from '@sa/contracts';
 import { ChatTurnTimeouts, StreamIdle, startChatTurn } from '@sa/edge';
 import { DomainError, ServiceUnavailable, httpStatusOf } from '@sa/errors';
 import { RpcClient } from '@sa/messaging';
+import { counter } from '@sa/metrics';
 import { TOOLS, ToolDef, ToolEnv } from './catalogue';
 import type { AskBotInput } from './inputs';
 import type { AskBotAnswer } from './views';
@@ -35,6 +36,8 @@ function jsonSchema(schema: z.ZodType): Tool['inputSchema'] {
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+const toolCalls = counter({ name: 'sa_mcp_tool_calls_total', help: 'MCP tool calls, by tool and outcome (ok or the error code)', labelNames: ['tool', 'outcome'] as const });
 
 /**
  * Makes the MCP server for one HTTP request (stateless Streamable HTTP: every POST carries its
@@ -70,7 +73,13 @@ export class ToolServerFactory {
     server.setRequestHandler(ListToolsRequestSchema, () => ({
       tools: this.listing.filter(({ tool }) => caller.scopes.includes(tool.scope)).map(({ definition }) => definition),
     }));
-    server.setRequestHandler(CallToolRequestSchema, (request, extra) => this.call(caller, request, extra));
+    server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      const result = await this.call(caller, request, extra);
+      const error = result._meta?.['support-agent/error'] as { code?: string } | undefined;
+      const known = this.tools.some((t) => t.name === request.params.name);
+      toolCalls.inc({ tool: known ? request.params.name : 'unknown', outcome: result.isError ? (error?.code ?? 'error') : 'ok' });
+      return result;
+    });
     return server;
   }
 

@@ -8,11 +8,20 @@ import { AttemptOutcome, ClaimedDelivery, DeliveriesRepository, OwnedDelivery } 
 import { DeliveryScheduler } from './delivery-scheduler';
 import { describeStatus, webhookRequest } from './webhook-request';
 import { WorkspaceEntitlements } from './workspace-entitlements';
+import { counter, histogram } from '@sa/metrics';
 
 export const SECRET_BOX = Symbol('SECRET_BOX');
 const PURGE_EVERY_MS = 3_600_000;
 const ORPHANS_PER_SWEEP = 500;
 const FINISH_TRIES = 3;
+
+
+const attempts = counter({
+  name: 'sa_webhook_attempts_total',
+  help: 'Webhook delivery attempts, by outcome (succeeded, failed) and HTTP status class of the answer (2xx … 5xx, or none)',
+  labelNames: ['outcome', 'status_class'] as const,
+});
+const attemptDuration = histogram({ name: 'sa_webhook_attempt_duration_seconds', help: 'Duration of one webhook request', labelNames: ['outcome'] as const });
 
 /**
  * Sends the deliveries this dispatcher holds: fresh ones handed over right after the event's
@@ -155,6 +164,9 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
         await new Promise((r) => setTimeout(r, 100 * 4 ** (attempt - 1)));
       }
     }
+    const result = outcome.ok ? 'succeeded' : 'failed';
+    attempts.inc({ outcome: result, status_class: outcome.statusCode ? `${Math.floor(outcome.statusCode / 100)}xx` : 'none' });
+    attemptDuration.observe({ outcome: result }, outcome.durationMs / 1000);
     const log = { delivery_id: claimed.id, webhook_id: claimed.webhook_id, event_id: claimed.event_id, event: claimed.event_type, tenant_id: claimed.tenant_id, attempt: claimed.attempt, status_code: outcome.statusCode, duration_ms: Math.round(outcome.durationMs) };
     if (outcome.ok) this.logger.debug(log, 'webhook delivered');
     else this.logger.info({ ...log, error: outcome.error }, 'webhook delivery failed');
