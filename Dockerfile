@@ -10,9 +10,9 @@
 # It can also be baked in at build time (docker build --build-arg APP=gateway ...).
 # Configuration is environment only: see deploy/README.md for every variable.
 #
-# No HEALTHCHECK here: only the gateway serves HTTP (GET /healthz, GET /readyz); the compose
-# file and the Kubernetes manifests probe it there. The NATS-only services have no probe
-# endpoint yet (issue #8).
+# Every app serves its ops endpoint on OPS_PORT (9464): GET /healthz, GET /readyz (NATS and
+# PostgreSQL answer), GET /metrics (Prometheus). No HEALTHCHECK here: the compose file and the
+# Kubernetes manifests probe /readyz and /healthz there, each with its own timings.
 
 ARG NODE_IMAGE=node:20-bookworm-slim
 
@@ -54,18 +54,20 @@ COPY --from=build /src/dist/tools ./dist/tools
 COPY --chmod=0755 deploy/docker/entrypoint.sh /usr/local/bin/support-agent
 
 ARG APP=""
-# GATEWAY_HOST: the gateway's default (127.0.0.1) is unreachable from outside a container.
+# GATEWAY_HOST, OPS_HOST: the apps' default (127.0.0.1) is unreachable from outside a container.
 ENV APP=${APP} \
     GATEWAY_HOST=0.0.0.0 \
     GATEWAY_PORT=3000 \
-    MCP_PORT=3001
+    MCP_PORT=3001 \
+    OPS_HOST=0.0.0.0 \
+    OPS_PORT=9464
 
 LABEL org.opencontainers.image.title="support-agent" \
       org.opencontainers.image.description="Self-hostable support-agent service (all apps; choose one with APP)" \
       org.opencontainers.image.licenses="Apache-2.0"
 
-# gateway: 3000 (/v1, /healthz, /readyz); mcp: 3001 (/mcp, once the MCP server serves HTTP)
-EXPOSE 3000 3001
+# gateway: 3000 (/v1, /healthz, /readyz); mcp: 3001 (/mcp, /healthz); every app: 9464 (ops)
+EXPOSE 3000 3001 9464
 
 # The image's `node` user, given numerically so that Kubernetes' runAsNonRoot can verify it.
 USER 1000:1000

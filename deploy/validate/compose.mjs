@@ -83,14 +83,21 @@ for (const name of APPS) {
   const ports = (s.ports ?? []).map((p) => (typeof p === 'object' ? `${p.published}:${p.target}` : String(p)));
   const want = { gateway: ['3000:3000'], mcp: ['3001:3001'] }[name] ?? [];
   r.ok(JSON.stringify(ports) === JSON.stringify(want), `${name}: published ports ${want.join(',') || 'none'}`, ports.join(','));
-  if (name !== 'gateway' && name !== 'mcp') r.ok(!s.healthcheck, `${name}: no healthcheck (no HTTP endpoint yet)`);
+  r.ok(!ports.some((p) => /(^|:)9464(\/|$)/.test(p)), `${name}: ops port 9464 not published`, ports.join(','));
+  r.ok(e.OPS_HOST === '0.0.0.0', `${name}: OPS_HOST=0.0.0.0`, e.OPS_HOST);
+  r.ok(e.OPS_PORT === undefined || e.OPS_PORT === '9464', `${name}: OPS_PORT unset or 9464 (the healthcheck's port)`, e.OPS_PORT);
+  const test = s.healthcheck?.test ?? [];
+  const script = Array.isArray(test) ? test.join(' ') : String(test);
+  r.ok(
+    Array.isArray(test) && test[0] === 'CMD' && test[1] === 'node' && script.includes('http://127.0.0.1:9464/readyz') && !/curl|wget/.test(script) && !s.healthcheck?.disable,
+    `${name}: healthcheck fetches the ops /readyz (127.0.0.1:9464) with node (no curl in the image)`,
+    script,
+  );
 }
 const gw = services.gateway ?? {};
 r.ok(env(gw).REDIS_URL === 'redis://redis:6379', 'gateway: REDIS_URL=redis://redis:6379', env(gw).REDIS_URL);
 r.ok(env(gw).GATEWAY_HOST === '0.0.0.0', 'gateway: GATEWAY_HOST=0.0.0.0', env(gw).GATEWAY_HOST);
 r.ok(dep(gw, 'redis') === 'service_healthy', 'gateway: depends on redis being healthy');
-const gwTest = JSON.stringify(gw.healthcheck?.test ?? '');
-r.ok(gwTest.includes('/readyz') && gwTest.includes('node') && !/curl|wget/.test(gwTest), 'gateway: healthcheck fetches /readyz with node (no curl in the image)');
 const kn = services.knowledge ?? {};
 r.ok(env(kn).VECTOR_STORE === 'qdrant' && env(kn).QDRANT_URL === 'http://qdrant:6333', 'knowledge: VECTOR_STORE=qdrant, QDRANT_URL=http://qdrant:6333');
 r.ok(dep(kn, 'qdrant') === 'service_healthy', 'knowledge: depends on qdrant being healthy');
@@ -98,7 +105,5 @@ const mcp = services.mcp ?? {};
 r.ok(env(mcp).MCP_PORT === '3001', 'mcp: MCP_PORT=3001');
 r.ok(env(mcp).MCP_HOST === '0.0.0.0', 'mcp: MCP_HOST=0.0.0.0', env(mcp).MCP_HOST);
 r.ok(env(mcp).REDIS_URL === 'redis://redis:6379', 'mcp: REDIS_URL=redis://redis:6379 (one rate-limit budget with the gateway)', env(mcp).REDIS_URL);
-const mcpTest = JSON.stringify(mcp.healthcheck?.test ?? '');
-r.ok(mcpTest.includes('/healthz') && mcpTest.includes('3001') && !/curl|wget/.test(mcpTest), 'mcp: healthcheck fetches /healthz with node');
 
 r.done();

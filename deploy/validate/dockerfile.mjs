@@ -56,11 +56,12 @@ const envs = Object.fromEntries(
 );
 r.ok(envs.NODE_ENV === 'production', 'runtime ENV NODE_ENV=production', envs.NODE_ENV);
 r.ok(envs.GATEWAY_HOST === '0.0.0.0', 'runtime ENV GATEWAY_HOST=0.0.0.0', envs.GATEWAY_HOST);
+r.ok(envs.OPS_HOST === '0.0.0.0', 'runtime ENV OPS_HOST=0.0.0.0 (the ops endpoint reachable from outside the container)', envs.OPS_HOST);
 r.ok('APP' in envs, 'runtime ENV APP (the app selector)');
 const users = runtime.ins.filter((i) => i.getKeyword() === 'USER').map((i) => i.getArgumentsContent().trim());
 const user = users.at(-1) ?? 'root';
 r.ok(!/^(root|0)(:|$)/.test(user), 'runtime runs as a non-root USER', user);
-r.ok(df.getInstructions().every((i) => i.getKeyword() !== 'HEALTHCHECK'), 'no HEALTHCHECK in the image (compose and Kubernetes probe the gateway)');
+r.ok(df.getInstructions().every((i) => i.getKeyword() !== 'HEALTHCHECK'), 'no HEALTHCHECK in the image (compose and Kubernetes probe each app\'s ops endpoint)');
 const entry = df.getInstructions().filter((i) => ['ENTRYPOINT', 'CMD'].includes(i.getKeyword()));
 r.ok(entry.length > 0, 'ENTRYPOINT or CMD present');
 

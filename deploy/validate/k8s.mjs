@@ -4,7 +4,8 @@
 //   2. strict fields: the same objects as TypeScript object literals typed with kubernetes-models'
 //      interfaces, so a misspelt or misplaced field is an error (the OpenAPI schema alone allows
 //      unknown fields; the API server would drop them silently);
-//   3. the project's rules (security context, probes, policies, autoscaling, ...).
+//   3. the project's rules (security context, ops-endpoint probes and scraping, policies,
+//      autoscaling, ...).
 //   node k8s.mjs RENDERED.yaml NAME [--namespace NS]
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -101,6 +102,8 @@ r.ok(schemaOk === objects.length, `${schemaOk}/${objects.length} objects valid a
 // 3. Project rules
 const APPS = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher'];
 const HPA_APPS = ['gateway', 'chat', 'knowledge', 'webhook-dispatcher'];
+const OPS_PORT = 9464;
+const MONITORING_NS = 'monitoring';
 const of = (kind) => objects.filter((o) => o.kind === kind);
 const named = (kind, n) => of(kind).find((o) => o.metadata?.name === n);
 const matches = (selector, labels) =>
@@ -114,6 +117,9 @@ const configMaps = of('ConfigMap').map((c) => c.metadata.name);
 r.ok(configMaps.some((n) => n.startsWith('support-agent-config')), 'ConfigMap support-agent-config is generated', configMaps.join(','));
 const cm = of('ConfigMap').find((c) => c.metadata.name.startsWith('support-agent-config'));
 for (const k of ['NATS_URL', 'GATEWAY_HOST', 'GATEWAY_PORT', 'MCP_HOST', 'MCP_PORT']) r.ok(cm?.data?.[k] !== undefined, `ConfigMap sets ${k}`);
+r.ok(cm?.data?.OPS_HOST === '0.0.0.0', 'ConfigMap sets OPS_HOST=0.0.0.0 (the kubelet and Prometheus reach the ops endpoint)', cm?.data?.OPS_HOST);
+r.ok(cm?.data?.OPS_PORT === String(OPS_PORT), `ConfigMap sets OPS_PORT=${OPS_PORT}`, cm?.data?.OPS_PORT);
+const READY_CHECK_TIMEOUT_MS = Number(cm?.data?.READY_CHECK_TIMEOUT_MS ?? 1500);
 for (const k of ['DATABASE_URL', 'REDIS_URL']) r.ok(cm?.data?.[k] === undefined, `ConfigMap holds no ${k} (secret)`);
 
 if (expectNamespace) {
@@ -154,20 +160,22 @@ for (const d of deployments) {
   r.ok(matches(d.spec.selector, pod.metadata.labels), `${id}: selector matches its pod labels`);
   r.ok((c.env ?? []).some((e) => e.name === 'APP' && e.value === app), `${id}: APP=${app}`);
   checkPod(id, pod.spec, pod.metadata.labels);
-  const probes = ['livenessProbe', 'readinessProbe', 'startupProbe'].filter((p) => c[p]);
-  if (app === 'gateway') {
-    r.ok(c.livenessProbe?.httpGet?.path === '/healthz', `${id}: liveness GET /healthz`);
-    r.ok(c.readinessProbe?.httpGet?.path === '/readyz', `${id}: readiness GET /readyz`);
-    const port = (c.ports ?? []).find((p) => p.containerPort === 3000);
-    r.ok(port, `${id}: container port 3000`);
-    for (const p of probes) r.ok([port?.name, 3000].includes(c[p].httpGet?.port), `${id}: ${p} targets port 3000`);
-  } else if (app === 'mcp') {
-    for (const p of ['livenessProbe', 'readinessProbe', 'startupProbe']) r.ok(c[p]?.httpGet?.path === '/healthz' && ['http', 3001].includes(c[p].httpGet.port), `${id}: ${p} GET /healthz on 3001`);
-  } else {
-    // Only the gateway and mcp serve HTTP today: any other HTTP probe would hit an endpoint that does not exist.
-    r.ok(probes.every((p) => !c[p].httpGet && !c[p].tcpSocket && !c[p].grpc), `${id}: no HTTP/TCP probe on an endpoint that does not exist`);
-  }
-  if (app === 'mcp') r.ok((c.ports ?? []).some((p) => p.containerPort === 3001), `${id}: container port 3001`);
+  // Every app serves its ops endpoint (/healthz, /readyz, /metrics) on OPS_PORT, bound to OPS_HOST.
+  const metrics = (c.ports ?? []).find((p) => p.name === 'metrics');
+  r.ok(metrics?.containerPort === OPS_PORT && (metrics.protocol ?? 'TCP') === 'TCP', `${id}: container port metrics = ${OPS_PORT}/TCP`, JSON.stringify(metrics));
+  const onMetrics = (probe, path) => probe?.httpGet?.path === path && ['metrics', OPS_PORT].includes(probe.httpGet.port) && !probe.exec && !probe.tcpSocket && !probe.grpc;
+  r.ok(onMetrics(c.startupProbe, '/healthz'), `${id}: startupProbe GET /healthz on port metrics`);
+  r.ok(onMetrics(c.livenessProbe, '/healthz'), `${id}: livenessProbe GET /healthz on port metrics`);
+  // The ops /readyz (NATS and PostgreSQL of this pod), also for the gateway: its public /readyz
+  // on 3000 checks every back-end service and would make every gateway pod unready at once.
+  r.ok(onMetrics(c.readinessProbe, '/readyz'), `${id}: readinessProbe GET /readyz on port metrics`);
+  r.ok((c.readinessProbe?.timeoutSeconds ?? 1) * 1000 > READY_CHECK_TIMEOUT_MS, `${id}: readiness timeoutSeconds above READY_CHECK_TIMEOUT_MS (${READY_CHECK_TIMEOUT_MS} ms)`, c.readinessProbe?.timeoutSeconds);
+  r.ok(JSON.stringify(c.lifecycle?.preStop?.exec?.command) === JSON.stringify(['sleep', '5']), `${id}: preStop sleep 5`);
+  const ann = pod.metadata.annotations ?? {};
+  r.ok(ann['prometheus.io/scrape'] === 'true' && ann['prometheus.io/port'] === String(OPS_PORT) && ann['prometheus.io/path'] === '/metrics', `${id}: pod annotations prometheus.io/scrape=true, port=${OPS_PORT}, path=/metrics`, JSON.stringify(ann));
+  const http = { gateway: 3000, mcp: 3001 }[app];
+  if (http) r.ok((c.ports ?? []).some((p) => p.name === 'http' && p.containerPort === http), `${id}: container port http = ${http}`);
+  else r.ok((c.ports ?? []).every((p) => p.name === 'metrics'), `${id}: no port but metrics (NATS-only service)`, (c.ports ?? []).map((p) => p.name).join(','));
   if (app === 'knowledge') {
     const env = Object.fromEntries((c.env ?? []).map((e) => [e.name, e.value]));
     r.ok(env.VECTOR_STORE === 'qdrant' && env.QDRANT_URL === 'http://qdrant:6333', `${id}: VECTOR_STORE=qdrant, QDRANT_URL`);
@@ -232,8 +240,22 @@ const podsOf = (np) => [...deployments.map((d) => [d.metadata.name, d.spec.templ
 const allPods = [...APPS, 'migrate'];
 const deny = policies.find((p) => podsOf(p).length === allPods.length && (p.spec.policyTypes ?? []).includes('Ingress') && p.spec.policyTypes.includes('Egress') && !p.spec.ingress?.length && !p.spec.egress?.length);
 r.ok(deny, 'a default-deny policy (ingress and egress) selects every pod');
-const ingressTo = new Set(policies.filter((p) => (p.spec.ingress ?? []).length).flatMap(podsOf));
-r.ok(JSON.stringify([...ingressTo].sort()) === JSON.stringify(['gateway', 'mcp']), 'only gateway and mcp accept ingress', [...ingressTo].join(','));
+// Ingress: application traffic to gateway (3000) and mcp (3001) only; besides that, only the
+// ops port of every pod from the monitoring namespace (Prometheus).
+const metricsRule = (rule) =>
+  (rule.ports ?? []).length > 0 &&
+  rule.ports.every((p) => p.port === OPS_PORT && (p.protocol ?? 'TCP') === 'TCP' && p.endPort === undefined) &&
+  (rule.from ?? []).length > 0 &&
+  rule.from.every((f) => !f.ipBlock && f.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] === MONITORING_NS && !(f.namespaceSelector.matchExpressions ?? []).length);
+const ingressRules = (pod) => policies.filter((p) => podsOf(p).includes(pod)).flatMap((p) => p.spec.ingress ?? []);
+const appIngressTo = new Set(policies.filter((p) => (p.spec.ingress ?? []).some((rule) => !metricsRule(rule))).flatMap(podsOf));
+r.ok(JSON.stringify([...appIngressTo].sort()) === JSON.stringify(['gateway', 'mcp']), 'only gateway and mcp accept application ingress (every other rule: ops port from the monitoring namespace)', [...appIngressTo].join(','));
+for (const [pod, port] of [['gateway', 3000], ['mcp', 3001]]) {
+  const app = ingressRules(pod).filter((rule) => !metricsRule(rule));
+  r.ok(app.length > 0 && app.every((rule) => (rule.ports ?? []).length && rule.ports.every((p) => p.port === port && p.endPort === undefined)), `${pod}: application ingress on port ${port} only`);
+}
+for (const pod of APPS) r.ok(ingressRules(pod).some(metricsRule), `${pod}: ingress to ${OPS_PORT} from namespace ${MONITORING_NS} (Prometheus)`);
+r.ok(policies.some((p) => podsOf(p).length === allPods.length && (p.spec.ingress ?? []).length > 0 && p.spec.ingress.every(metricsRule)), `one policy opens port ${OPS_PORT} of every pod, from namespace ${MONITORING_NS} only`);
 const egressRules = (pod) => policies.filter((p) => podsOf(p).includes(pod)).flatMap((p) => p.spec.egress ?? []);
 const allowsPort = (rules, port, proto = 'TCP') => rules.some((rule) => (rule.ports ?? []).some((p) => p.port === port && (p.protocol ?? 'TCP') === proto));
 for (const pod of allPods) {
