@@ -4,7 +4,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { createLogger, PinoNestLogger } from '@sa/logging';
 import { AppModule } from './app.module';
 import { loadGatewayConfig } from './config/gateway.config';
-import { configureFastify, requestIdOf } from '@sa/edge';
+import { configureFastify, requestIdOf, serveHttp } from '@sa/edge';
 
 async function bootstrap(): Promise<void> {
   const config = loadGatewayConfig();
@@ -15,14 +15,14 @@ async function bootstrap(): Promise<void> {
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => requestIdOf(req),
     // sessionId path parameters may be 120 characters, more once percent-encoded.
     routerOptions: { maxParamLength: 1024, ignoreTrailingSlash: true },
-    return503OnClosing: true,
+    // While closing, requests on open keep-alive connections are still served (not refused).
+    return503OnClosing: false,
   });
   configureFastify(adapter.getInstance(), logger);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, logger), adapter, {
     logger: new PinoNestLogger(logger),
   });
-  app.enableShutdownHooks();
-  await app.listen(config.port, config.host);
+  await serveHttp(app, { port: config.port, host: config.host, graceMs: config.shutdownGraceMs, logger });
   logger.info({ url: `http://${config.host}:${config.port}/v1` }, 'gateway listening');
 }
 

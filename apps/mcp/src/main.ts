@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { MicroserviceOptions, Transport } from '@nestjs/microservices';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { configureFastify, requestIdOf } from '@sa/edge';
+import { configureFastify, requestIdOf, serveHttp } from '@sa/edge';
 import { createLogger, PinoNestLogger } from '@sa/logging';
 import { AppModule } from './app.module';
 import { loadMcpConfig } from './config/mcp.config';
@@ -20,7 +20,7 @@ async function bootstrap(): Promise<void> {
     trustProxy: config.trustProxy,
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => requestIdOf(req),
     routerOptions: { ignoreTrailingSlash: true },
-    return503OnClosing: true,
+    return503OnClosing: false,
   });
   configureFastify(adapter.getInstance(), logger);
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, logger), adapter, { logger: new PinoNestLogger(logger) });
@@ -28,9 +28,8 @@ async function bootstrap(): Promise<void> {
     transport: Transport.NATS,
     options: { servers: [config.natsUrl], queue: 'mcp', name: `mcp-${process.pid}`, maxReconnectAttempts: -1, reconnectTimeWait: 500 },
   });
-  app.enableShutdownHooks();
   await app.startAllMicroservices();
-  await app.listen(config.port, config.host);
+  await serveHttp(app, { port: config.port, host: config.host, graceMs: config.shutdownGraceMs, logger });
   logger.info({ url: `http://${config.host}:${config.port}/mcp` }, 'MCP server listening');
 }
 

@@ -7,3 +7,4 @@ export * from './fastify-setup';
 export * from './http-errors';
 export * from './rate-limiter';
 export * from './turn-stream';
+export * from './http-lifecycle';

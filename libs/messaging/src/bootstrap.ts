@@ -1,22 +1,58 @@
 import { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { MicroserviceOptions, Transport } from '@nestjs/microservices';
+import { MicroserviceOptions } from '@nestjs/microservices';
 import { ServiceName } from '@sa/contracts';
 import { createLogger, PinoNestLogger } from '@sa/logging';
+import { DrainingNatsServer } from './draining-nats-server';
+
+export interface ServiceRunOptions {
+  natsUrl: string;
+  /** SHUTDOWN_GRACE_MS: how long work in flight may take to finish once SIGTERM arrives. */
+  shutdownGraceMs: number;
+}
 
 /**
  * Starts one back-end service as a NATS microservice in the queue group named after it, so any
- * number of replicas share its subjects. SIGTERM/SIGINT close it gracefully (Nest shutdown hooks).
+ * number of replicas share its subjects.
+ *
+ * SIGTERM or SIGINT stops it gracefully, in this order: it leaves the queue group at once (other
+ * replicas take new requests), answers the requests already taken, runs the shutdown hooks (the
+ * apps' workers finish or hand back what they hold; event consumers stop pulling and leave
+ * unfinished messages unacknowledged), drains NATS and exits 0. Each step is bounded by
+ * SHUTDOWN_GRACE_MS. A process that is still busy 5 s after that exits 1.
  */
-export async function runService(service: ServiceName, module: Type<unknown>, natsUrl: string): Promise<void> {
+export async function runService(service: ServiceName, module: Type<unknown>, opts: ServiceRunOptions): Promise<void> {
   const logger = createLogger(service);
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
-  const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, {
-    transport: Transport.NATS,
-    options: { servers: [natsUrl], queue: service, name: `${service}-${process.pid}`, maxReconnectAttempts: -1, reconnectTimeWait: 500 },
-    logger: new PinoNestLogger(logger),
-  });
-  app.enableShutdownHooks();
+  const server = new DrainingNatsServer(
+    { servers: [opts.natsUrl], queue: service, name: `${service}-${process.pid}`, maxReconnectAttempts: -1, reconnectTimeWait: 500 },
+    opts.shutdownGraceMs,
+    logger,
+  );
+  const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, { strategy: server, logger: new PinoNestLogger(logger) });
+
+  let stopping = false;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal, in_flight: server.handling }, 'shutting down: taking no new requests, finishing the work in flight');
+    server.stopAccepting();
+    setTimeout(() => {
+      logger.error({ grace_ms: opts.shutdownGraceMs }, 'shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, opts.shutdownGraceMs * 2 + 5000).unref();
+    try {
+      await app.close();
+      logger.info('stopped');
+      process.exit(0);
+    } catch (err) {
+      logger.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+
   await app.listen();
-  logger.info({ nats: natsUrl }, `${service} service listening on NATS queue group "${service}"`);
+  logger.info({ nats: opts.natsUrl }, `${service} service listening on NATS queue group "${service}"`);
 }

@@ -4,3 +4,4 @@ export * from './messaging.module';
 export * from './rpc-client';
 export * from './rpc-handler.decorator';
 export * from './validate-envelope';
+export * from './draining-nats-server';

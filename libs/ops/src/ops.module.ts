@@ -58,6 +58,8 @@ class OpsLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown,
     checks.push(...(this.opts.extraChecks ?? []));
     this.server = new OpsServer({ ...this.opts, checks });
     await this.server.start();
+    // Not ready from the first moment of a shutdown, before any hook runs.
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => this.server?.markShuttingDown());
   }
 
   /** First thing on SIGTERM: report not ready, so no new work is routed here. */

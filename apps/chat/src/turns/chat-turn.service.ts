@@ -1,4 +1,4 @@
-import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, BeforeApplicationShutdown, OnApplicationShutdown } from '@nestjs/common';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
@@ -36,7 +36,7 @@ interface Turn {
  * (both messages, in one transaction with the turn's events), also when the visitor disconnects.
  */
 @Injectable()
-export class ChatTurnService implements OnApplicationShutdown {
+export class ChatTurnService implements BeforeApplicationShutdown, OnApplicationShutdown {
   private readonly running = new Map<string, { abort: AbortController; done: Promise<void> }>();
 
   constructor(
@@ -90,7 +90,22 @@ export class ChatTurnService implements OnApplicationShutdown {
     return !!r;
   }
 
-  /** On shutdown, running turns are cut short and saved; none is left half-written. */
+  /**
+   * On shutdown (the service already takes no new turns): running turns finish their answers,
+   * within SHUTDOWN_GRACE_MS; whatever still runs then is cut short and saved.
+   */
+  async beforeApplicationShutdown(): Promise<void> {
+    if (!this.running.size) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.running.values()].map((r) => r.done)),
+      new Promise((resolve) => (timer = setTimeout(resolve, this.config.shutdownGraceMs))),
+    ]);
+    clearTimeout(timer);
+    await this.onApplicationShutdown();
+  }
+
+  /** Turns still running are cut short and saved; none is left half-written. */
   async onApplicationShutdown(): Promise<void> {
     for (const r of this.running.values()) r.abort.abort();
     await Promise.allSettled([...this.running.values()].map((r) => r.done));
