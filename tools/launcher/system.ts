@@ -17,8 +17,8 @@ export interface SystemOptions {
   restartOnCrash?: boolean;
   onEvent?: (line: string) => void;
   /**
-   * Port of each app's ops endpoint (/healthz, /readyz, /metrics). Default: OPS_PORT for every app
-   * when it is set in `env` (0 = a free port each), else OPS_PORT_BASE (9464) + the app's index.
+   * Port of each app's ops endpoint (/healthz, /readyz, /metrics). Default: a free port each when
+   * OPS_PORT=0, else OPS_PORT_BASE (or OPS_PORT, or 9464) + the app's index: one host, eight apps.
    */
   opsPorts?: Partial<Record<AppName, number>>;
 }
@@ -55,8 +55,8 @@ export class System {
   opsPort(app: AppName): number {
     const given = this.opts.opsPorts?.[app];
     if (given !== undefined) return given;
-    if (this.opts.env['OPS_PORT'] !== undefined && this.opts.env['OPS_PORT'] !== '') return Number(this.opts.env['OPS_PORT']);
-    return Number(this.opts.env['OPS_PORT_BASE'] || 9464) + APPS.indexOf(app);
+    if (this.opts.env['OPS_PORT'] === '0') return 0;
+    return Number(this.opts.env['OPS_PORT_BASE'] || this.opts.env['OPS_PORT'] || 9464) + APPS.indexOf(app);
   }
 
   /** http://127.0.0.1:<port> of an app's ops endpoint. */
