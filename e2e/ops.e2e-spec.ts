@@ -44,7 +44,7 @@ describe('ops endpoints (/healthz, /readyz, /metrics) on every app', () => {
     expect(apps.sort()).toEqual(['bookings', 'bots', 'chat', 'gateway', 'knowledge', 'leads', 'mcp', 'webhook-dispatcher']);
     for (const app of apps) {
       const live = await fetch(`${s.opsUrls[app]}/healthz`);
-      expect([app, live.status, (await live.json()).service]).toEqual([app, 200, app]);
+      expect([app, live.status, ((await live.json()) as any).service]).toEqual([app, 200, app]);
       const ready = await fetch(`${s.opsUrls[app]}/readyz`);
       expect([app, ready.status, await ready.json()]).toEqual([app, 200, { status: 'ready', service: app, checks: { nats: 'up', postgres: 'up' } }]);
     }
@@ -138,7 +138,7 @@ describe('ops endpoints (/healthz, /readyz, /metrics) on every app', () => {
       app = spawnApp('bots', { NATS_URL: nats.url, DATABASE_URL: viaProxy.toString(), OPS_PORT: String(opsPort), READY_CHECK_TIMEOUT_MS: '500' });
       const readyz = async () => {
         const res = await fetch(`http://127.0.0.1:${opsPort}/readyz`).catch(() => null);
-        return res ? { status: res.status, body: await res.json() } : { status: 0, body: null };
+        return res ? { status: res.status, body: (await res.json()) as any } : { status: 0, body: null as any };
       };
       expect((await waitFor(readyz, (r) => r.status === 200, 30000)).body.checks).toEqual({ nats: 'up', postgres: 'up' });
 
