@@ -73,6 +73,9 @@ describe('parseConfig', () => {
       eventsStream: 'SA_EVENTS',
       eventsSubjectPrefix: 'events',
       shutdownGraceMs: 10000,
+      opsPort: 9464,
+      opsHost: '127.0.0.1',
+      readyCheckTimeoutMs: 1500,
     });
   });
 });
