@@ -4,13 +4,15 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import { createLogger, PinoNestLogger } from '@sa/logging';
 import { AppModule } from './app.module';
 import { loadGatewayConfig } from './config/gateway.config';
-import { configureFastify, requestIdOf, serveHttp } from '@sa/edge';
+import { clientErrorHandler, configureFastify, frameworkErrors, requestIdOf, serveHttp } from '@sa/edge';
 
 async function bootstrap(): Promise<void> {
   const config = loadGatewayConfig();
   const logger = createLogger('gateway', { level: config.logLevel });
   const adapter = new FastifyAdapter({
     bodyLimit: config.bodyLimitBytes,
+    clientErrorHandler,
+    frameworkErrors,
     trustProxy: config.trustProxy,
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => requestIdOf(req),
     // sessionId path parameters may be 120 characters, more once percent-encoded.

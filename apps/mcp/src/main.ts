@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
 import { MicroserviceOptions, Transport } from '@nestjs/microservices';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { configureFastify, requestIdOf, serveHttp } from '@sa/edge';
+import { clientErrorHandler, configureFastify, frameworkErrors, requestIdOf, serveHttp } from '@sa/edge';
 import { createLogger, PinoNestLogger } from '@sa/logging';
 import { AppModule } from './app.module';
 import { loadMcpConfig } from './config/mcp.config';
@@ -17,6 +17,8 @@ async function bootstrap(): Promise<void> {
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
   const adapter = new FastifyAdapter({
     bodyLimit: config.bodyLimitBytes,
+    clientErrorHandler,
+    frameworkErrors,
     trustProxy: config.trustProxy,
     genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => requestIdOf(req),
     routerOptions: { ignoreTrailingSlash: true },

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { counter, histogram } from '@sa/metrics';
 
@@ -32,4 +32,30 @@ export function configureFastify(fastify: FastifyInstance, logger: Logger): void
     httpRequests.inc({ method: req.method, route, status: String(reply.statusCode) });
     httpDuration.observe({ method: req.method, route }, reply.elapsedTime / 1000);
   });
+}
+
+/**
+ * Requests Node's HTTP parser rejects before any route sees them (headers or URL over 16 KB,
+ * malformed request lines) get a 400 in the spec's general error body instead of Fastify's
+ * default 431/400 body. Pass as the `clientErrorHandler` option of the Fastify adapter.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: import('node:net').Socket): void {
+  if (err.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const message =
+    err.code === 'HPE_HEADER_OVERFLOW' ? 'The request line and headers are too large (at most 16 KB)' : 'The request is not valid HTTP';
+  const body = JSON.stringify({ error: 'Bad Request', code: 'bad_request', message });
+  socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+}
+
+/**
+ * Router-level failures Fastify answers before any route (a URL that is not valid percent-encoding,
+ * a path segment over maxParamLength) in the spec's general error body, as 400 bad_request
+ * instead of Fastify's 400/414 bodies. Pass as the `frameworkErrors` option of the Fastify adapter.
+ */
+export function frameworkErrors(error: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
+  const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment is too long' : 'The URL is not valid';
+  void reply.code(400).type('application/json; charset=utf-8').send({ error: 'Bad Request', code: 'bad_request', message });
 }

@@ -11,6 +11,14 @@ import { GATEWAY_CONFIG, GatewayConfig } from '../config/gateway.config';
 
 const streamsOpen = gauge({ name: 'sa_chat_streams_open', help: 'Chat answers being streamed to clients now (SSE), by channel', labelNames: ['channel'] as const });
 
+/**
+ * A session id as an HTTP header value: printable ASCII as it is; anything else (accents, emoji,
+ * control characters cannot go in a header) percent-encoded as UTF-8.
+ */
+export function headerValue(value: string): string {
+  return /^[\x20-\x7e]*$/.test(value) ? value : encodeURIComponent(value);
+}
+
 /** One SSE frame of the spec: `data: <json>` and a blank line, the JSON with choices[0].delta.content. */
 export function sseFrame(text: string): string {
   return `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text } }] })}\n\n`;
@@ -40,16 +48,24 @@ export class ChatStreamer {
 
     reply.hijack();
     const raw = reply.raw;
-    raw.writeHead(200, {
-      ...(reply.getHeaders() as Record<string, string>),
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      'x-accel-buffering': 'no',
-      connection: 'keep-alive',
-      'x-session-id': turn.started.session_id,
-      ...(turn.started.chatbot_id ? { 'x-chatbot-id': turn.started.chatbot_id } : {}),
-    });
-    raw.flushHeaders();
+    try {
+      raw.writeHead(200, {
+        ...(reply.getHeaders() as Record<string, string>),
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        'x-accel-buffering': 'no',
+        connection: 'keep-alive',
+        'x-session-id': headerValue(turn.started.session_id),
+        ...(turn.started.chatbot_id ? { 'x-chatbot-id': turn.started.chatbot_id } : {}),
+      });
+      raw.flushHeaders();
+    } catch (err) {
+      // Never leave the client waiting on a response that cannot be written.
+      turn.cancel();
+      this.logger.error({ request_id: ctx.requestId, turn_id: turn.turnId, err: (err as Error).message }, 'could not start the chat stream');
+      raw.destroy();
+      return;
+    }
     streamsOpen.inc({ channel });
 
     let finished = false;
