@@ -1,4 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { e2eState } from './state';
 
@@ -12,12 +13,17 @@ export interface SpawnedApp {
  * Starts one more instance of an app (a replica, or an app wired to other infrastructure) with the
  * e2e environment plus `env`. The instance belongs to the calling test, which must kill it.
  */
+let spawned = 0;
+
 export function spawnApp(app: string, env: Record<string, string> = {}): SpawnedApp {
   const s = e2eState();
+  // Their output goes nowhere, or to tmp/e2e-logs/spawned-<app>-<n>.log with E2E_APP_LOGS=1 (debugging).
+  const logFd = process.env['E2E_APP_LOGS'] ? fs.openSync(path.join(s.logDir, `spawned-${app}-${++spawned}.log`), 'a') : null;
   const child = spawn(process.execPath, [path.join(s.root, 'dist', 'apps', app, 'src', 'main.js')], {
     env: { PATH: process.env['PATH'], ...s.env, ...env },
-    stdio: 'ignore',
+    stdio: logFd === null ? 'ignore' : ['ignore', logFd, logFd],
   });
+  if (logFd !== null) fs.closeSync(logFd);
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     process: child,

@@ -19,7 +19,7 @@ export interface MiniSystem {
  * A second, isolated system for tests that kill or restart services: its own database (migrated
  * by the real migrate command), its own NATS, and only the apps the test asks for.
  */
-export async function startMiniSystem(apps: string[], env: Record<string, string> = {}): Promise<MiniSystem> {
+export async function startMiniSystem(apps: string[], env: Record<string, string> = {}, opts: { appDatabaseUrl?: (url: string) => string } = {}): Promise<MiniSystem & { nats: PrivateNats }> {
   const s = e2eState();
   const name = `sa_e2e_mini_${randomBytes(4).toString('hex')}`;
   const url = databaseUrl(name);
@@ -27,7 +27,7 @@ export async function startMiniSystem(apps: string[], env: Record<string, string
   if (migrate.status !== 0) throw new Error(`migrating ${name} failed: ${migrate.stderr}`);
   const nats: PrivateNats = await startPrivateNats();
   const port = await freePort();
-  const baseEnv = { ...env, DATABASE_URL: url, NATS_URL: nats.url, GATEWAY_PORT: String(port) };
+  const baseEnv = { ...env, DATABASE_URL: opts.appDatabaseUrl ? opts.appDatabaseUrl(url) : url, NATS_URL: nats.url, GATEWAY_PORT: String(port) };
   const running = new Map<string, SpawnedApp>();
   const start = (app: string, extra: Record<string, string> = {}, key = app) => {
     const spawned = spawnApp(app, { ...baseEnv, ...extra });
@@ -35,10 +35,11 @@ export async function startMiniSystem(apps: string[], env: Record<string, string
     return spawned;
   };
   for (const app of apps) start(app);
-  await waitFor(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status).catch(() => 0), (st) => st === 200, 20000);
+  if (apps.includes('gateway')) await waitFor(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status).catch(() => 0), (st) => st === 200, 20000);
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     databaseUrl: url,
+    nats,
     env: baseEnv,
     apps: running,
     start,

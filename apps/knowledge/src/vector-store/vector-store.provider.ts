@@ -14,9 +14,15 @@ const VECTOR_POOL = Symbol('VECTOR_POOL');
 export const vectorStoreProviders: Provider[] = [
   {
     provide: VECTOR_POOL,
-    inject: [KNOWLEDGE_CONFIG],
-    useFactory: (config: KnowledgeConfig) =>
-      config.vectorStore === 'postgres' ? new Pool({ connectionString: config.databaseUrl, max: config.vectorPoolSize, application_name: 'knowledge-vectors' }) : null,
+    inject: [KNOWLEDGE_CONFIG, KNOWLEDGE_LOGGER],
+    useFactory: (config: KnowledgeConfig, logger: Logger) => {
+      if (config.vectorStore !== 'postgres') return null;
+      const pool = new Pool({ connectionString: config.databaseUrl, max: config.vectorPoolSize, application_name: 'knowledge-vectors' });
+      // An idle client whose connection dropped (database restart): the next query reconnects.
+      // Without a listener the 'error' event would end the process.
+      pool.on('error', (err) => logger.warn({ err: err.message }, 'an idle vector-store connection was lost'));
+      return pool;
+    },
   },
   {
     provide: VECTOR_STORE,

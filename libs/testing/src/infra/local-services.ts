@@ -28,6 +28,8 @@ export interface PrivateNats {
   process: ChildProcess | null;
   storeDir: string | null;
   stop(): Promise<void>;
+  /** Stops the server and starts it again on the same port with the same JetStream store. */
+  restart(downMs?: number): Promise<void>;
 }
 
 async function waitForPort(port: number, timeoutMs: number): Promise<void> {
@@ -53,25 +55,45 @@ export async function startPrivateNats(): Promise<PrivateNats> {
   const bin = findNatsServer();
   if (!bin) {
     const url = process.env['E2E_NATS_URL'] || process.env['NATS_URL'] || 'nats://127.0.0.1:4222';
-    return { url, process: null, storeDir: null, stop: async () => undefined };
+    return {
+      url,
+      process: null,
+      storeDir: null,
+      stop: async () => undefined,
+      restart: async () => {
+        throw new Error('no nats-server binary: cannot restart a shared NATS');
+      },
+    };
   }
   const port = await freePort();
   const storeDir = fs.mkdtempSync(path.join(os.tmpdir(), 'sa-e2e-nats-'));
-  const child = spawn(bin, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
+  const launch = () => spawn(bin, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
+  let child = launch();
   await waitForPort(port, 10000);
-  return {
+  const kill = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGTERM');
+      await exited;
+    }
+  };
+  const nats: PrivateNats = {
     url: `nats://127.0.0.1:${port}`,
     process: child,
     storeDir,
     stop: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        await exited;
-      }
+      await kill();
       fs.rmSync(storeDir, { recursive: true, force: true });
     },
+    restart: async (downMs = 0) => {
+      await kill();
+      await new Promise((r) => setTimeout(r, downMs));
+      child = launch();
+      nats.process = child;
+      await waitForPort(port, 10000);
+    },
   };
+  return nats;
 }
 
 export async function redisReachable(url: string): Promise<boolean> {

@@ -1,0 +1,190 @@
+import { admin } from './support/admin';
+import { request } from './support/api';
+import { waitFor } from './support/apps';
+import { freePort } from './support/infra';
+import { MiniSystem, startMiniSystem } from './support/mini-system';
+import { postSse } from './support/sse';
+import { e2eState } from './support/state';
+import { startTcpProxy, TcpProxy } from './support/tcp-proxy';
+import { startWebhookReceiver, WebhookReceiver } from './support/webhook-receiver';
+
+/**
+ * Crash safety (issue #9): under steady load (chat, ingestion, bookings, tickets raising webhook
+ * events), each service in turn is killed with SIGKILL and started again; then NATS is restarted,
+ * and PostgreSQL goes away for a while (every connection dropped through a proxy, as in a database
+ * restart). Afterwards: every request that got a 2xx is in the database, no document is stuck,
+ * no event is delivered twice (each is delivered once, except a request in flight at the very
+ * moment its dispatcher died, which is recorded as interrupted: spec part 6 has no automatic
+ * retries), and the system was ready again within the time limit after each kill.
+ */
+const READY_LIMIT_MS = Number(process.env['CRASH_READY_LIMIT_MS'] ?? 5000);
+const SERVICES = ['bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher', 'gateway'];
+
+describe('crash safety: kill -9 each service under load, restart NATS and PostgreSQL', () => {
+  const s = e2eState();
+  let mini: MiniSystem & { nats: { restart(downMs?: number): Promise<void> } };
+  let pg: TcpProxy;
+  let receiver: WebhookReceiver;
+  let token: string;
+  let wsId: string;
+  let bot: string;
+  const opsPorts: Record<string, number> = {};
+  let mcpPort = 0;
+  const appEnv = (app: string) => ({ OPS_PORT: String(opsPorts[app]), ...(app === 'mcp' ? { MCP_PORT: String(mcpPort) } : {}) });
+  const ok = { chats: [] as string[], docs: [] as string[], bookings: [] as string[], tickets: [] as string[] };
+  const readyMs: Record<string, number> = {};
+
+  let lastReadyz = '';
+  const gatewayReady = () =>
+    fetch(`${mini.baseUrl.replace(/\/v1$/, '')}/readyz`, { signal: AbortSignal.timeout(2000) })
+      .then(async (r) => {
+        lastReadyz = await r.text();
+        return r.status;
+      })
+      .catch(() => 0);
+  const widget = (route: string, body: unknown) => request('POST', '', body, { baseUrl: `${mini.baseUrl.replace(/\/v1$/, '')}/widget/v1/bots/${bot}/${route}` });
+
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver(s.receiverPort);
+    const dbHost = new URL(s.databaseUrl);
+    pg = await startTcpProxy(dbHost.hostname, Number(dbHost.port || 5432));
+    mini = (await startMiniSystem(
+      [],
+      {
+        KNOWLEDGE_LEASE_MS: '2500',
+        KNOWLEDGE_POLL_MS: '200',
+        WEBHOOK_LEASE_MS: '2000',
+        WEBHOOK_ACK_WAIT_MS: '3000',
+        WEBHOOK_SWEEP_MS: '200',
+        RPC_TIMEOUT_MS: '3000',
+      },
+      {
+        appDatabaseUrl: (url) => {
+          const u = new URL(url);
+          u.host = `127.0.0.1:${pg.port}`;
+          return u.toString();
+        },
+      },
+    ).catch(async (err) => {
+      throw err;
+    })) as never;
+    mcpPort = await freePort();
+    for (const app of SERVICES) {
+      opsPorts[app] = await freePort();
+      mini.start(app, appEnv(app));
+    }
+    await waitFor(gatewayReady, (st) => st === 200, 60000).catch((err) => {
+      throw new Error(`${(err as Error).message}: ${lastReadyz}`);
+    });
+    wsId = (await admin<{ id: string }>(['workspace', 'create', '--name', 'Crash', '--plan', 'scale', '--messages-per-month', '100000'], mini.databaseUrl)).id;
+    token = (await admin<{ token: string }>(['token', 'create', '--workspace', wsId, '--scopes', 'all'], mini.databaseUrl)).token;
+    bot = (await request('POST', '/bots', { name: 'Crash bot' }, { baseUrl: mini.baseUrl, token })).body.data.id;
+    await admin(['webhook', 'create', '--workspace', wsId, '--url', receiver.url('/crash-safety'), '--events', 'ticket.created'], mini.databaseUrl);
+  }, 120000);
+
+  afterAll(async () => {
+    await mini?.stop();
+    await pg?.close();
+    await receiver?.stop();
+  });
+
+  it('loses nothing that was acknowledged, and recovers by itself', async () => {
+    let running = true;
+    let n = 0;
+    const loop = async (fn: (i: number) => Promise<void>) => {
+      while (running) {
+        await fn(n++).catch(() => undefined);
+        await new Promise((r) => setTimeout(r, 40));
+      }
+    };
+    const loops = [
+      loop(async (i) => {
+        const res = await postSse('/chat', { message: `Question ${i}: do you deliver?`, chatbotId: bot, sessionId: `crash-${i}` }, token, { baseUrl: mini.baseUrl });
+        if (res.status === 200) ok.chats.push(`crash-${i}`);
+      }),
+      loop(async (i) => {
+        const res = await request('POST', '/kb/ingest', { title: `Doc ${i}`, text: `Fact number ${i}: we deliver on weekdays.`, chatbotId: bot }, { baseUrl: mini.baseUrl, token });
+        if (res.status === 202) ok.docs.push(res.body.data.id);
+      }),
+      loop(async (i) => {
+        const res = await widget('bookings', { name: `Visitor ${i}`, email: 'v@example.com', phone: '+1 555 0100', requestedSlot: new Date(Date.UTC(2028, 0, 1) + i * 3600_000).toISOString() });
+        if (res.status === 201) ok.bookings.push(res.body.data.id);
+      }),
+      loop(async (i) => {
+        const res = await widget('tickets', { sessionId: `crash-ticket-${i}`, email: 'c@example.com', subject: `Ticket ${i}`, message: 'help' });
+        if (res.status === 201) ok.tickets.push(res.body.data.id);
+      }),
+    ];
+
+    try {
+      await new Promise((r) => setTimeout(r, 1500));
+      for (const app of SERVICES) {
+        await mini.apps.get(app)!.kill('SIGKILL');
+        const killed = Date.now();
+        mini.start(app, appEnv(app));
+        await waitFor(gatewayReady, (st) => st === 200, 30000, 50);
+        readyMs[app] = Date.now() - killed;
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+      // NATS restarts (its JetStream store kept): every app reconnects on its own.
+      const natsDown = Date.now();
+      await mini.nats.restart(500);
+      await waitFor(gatewayReady, (st) => st === 200, 30000, 50);
+      readyMs['nats restart'] = Date.now() - natsDown;
+      await new Promise((r) => setTimeout(r, 1000));
+      // PostgreSQL goes away for two seconds: every connection drops, new ones are refused.
+      pg.cut();
+      await new Promise((r) => setTimeout(r, 2000));
+      const pgBack = Date.now();
+      pg.restore();
+      await waitFor(
+        async () => Promise.all(SERVICES.map((app) => fetch(`http://127.0.0.1:${opsPorts[app]}/readyz`).then((r) => r.status).catch(() => 0))),
+        (st) => st.every((x) => x === 200),
+        30000,
+        50,
+      );
+      readyMs['postgres back'] = Date.now() - pgBack;
+      await new Promise((r) => setTimeout(r, 1500));
+    } finally {
+      running = false;
+      await Promise.all(loops);
+    }
+
+    console.log(`crash safety: ready again after (ms) ${JSON.stringify(readyMs)}; acknowledged: ${JSON.stringify(Object.fromEntries(Object.entries(ok).map(([k, v]) => [k, v.length])))}`);
+    for (const [what, ms] of Object.entries(readyMs)) expect([what, ms <= READY_LIMIT_MS]).toEqual([what, true]);
+    for (const list of Object.values(ok)) expect(list.length).toBeGreaterThan(5);
+
+    const api = (path: string) => request('GET', path, undefined, { baseUrl: mini.baseUrl, token });
+    // Every chat that got its 200 has its question saved.
+    for (const session of ok.chats) {
+      const msgs = (await api(`/conversations/${session}`)).body.data;
+      expect([session, msgs.some((m: any) => m.role === 'user')]).toEqual([session, true]);
+    }
+    // Every accepted booking exists.
+    for (const id of ok.bookings) expect([id, (await api(`/bookings/${id}`)).status]).toEqual([id, 200]);
+    // Every accepted document is processed: none left queued or processing.
+    const docs = await waitFor(
+      async () => (await api(`/kb?chatbotId=${bot}`)).body.data.filter((d: any) => ok.docs.includes(d.id)),
+      (d: any[]) => d.length === ok.docs.length && d.every((x) => x.status === 'ready'),
+      90000,
+      500,
+    );
+    expect(docs.filter((d: any) => d.status !== 'ready').map((d: any) => `${d.id} ${d.status} ${d.failure_reason}`)).toEqual([]);
+    // Every ticket raised exactly one event with one delivery; none was sent twice.
+    const hook = (await admin<{ data: { id: string }[] }>(['webhook', 'list', '--workspace', wsId], mini.databaseUrl)).data[0].id;
+    const rows = await waitFor(
+      async () => (await admin<{ data: any[] }>(['webhook', 'deliveries', '--webhook', hook, '--limit', '500'], mini.databaseUrl)).data,
+      (r: any[]) => r.length >= ok.tickets.length && r.every((d) => d.status === 'succeeded' || d.status === 'failed'),
+      90000,
+      500,
+    );
+    expect(new Set(rows.map((d) => d.event_id)).size).toBe(rows.length);
+    const received = receiver.on('/crash-safety').map((r) => r.headers['x-service-event-id'] as string);
+    expect(new Set(received).size).toBe(received.length);
+    const receivedTickets = new Set(receiver.on('/crash-safety').map((r) => r.body.data.ticket_id));
+    const missing = ok.tickets.filter((t) => !receivedTickets.has(t));
+    const interrupted = rows.filter((d) => d.status === 'failed');
+    expect(missing.length).toBeLessThanOrEqual(interrupted.length);
+    expect(interrupted.length).toBeLessThanOrEqual(1);
+  }, 600000);
+});
