@@ -34,6 +34,8 @@ const USAGE = `Usage: node bench/run.js [options]
   --keep-logs            keep the apps' log files (kept anyway when a run fails)
   --cpu-profile          record a V8 CPU profile of every app during each measured run (slows
                          them down); summarise with node bench/tools/profile-summary.js <dir>
+  --smoke                every benchmark at a small size (seconds, not minutes): checks that each
+                         runs and measures validly (CI); its figures say nothing about the goals
   --list                 list the benchmarks and exit`;
 
 function parseArgs(argv) {
@@ -92,6 +94,9 @@ function parseArgs(argv) {
       case '--list':
         o.list = true;
         break;
+      case '--smoke':
+        o.smoke = true;
+        break;
       case '--help':
       case '-h':
         process.stdout.write(`${USAGE}\n`);
@@ -100,6 +105,27 @@ function parseArgs(argv) {
       default:
         throw new Error(`unknown option ${argv[i]}\n${USAGE}`);
     }
+  }
+  if (o.smoke) {
+    // Small sizes, unless set explicitly; the goals are not judged (no --strict).
+    const small = {
+      BENCH_RETRIEVAL_CHUNKS: '3000',
+      BENCH_RETRIEVAL_QUERIES: '50',
+      BENCH_CHAT_CHUNKS: '200',
+      BENCH_CHAT_REQUESTS: '30',
+      BENCH_CHAT_WARMUP: '5',
+      BENCH_CHAT_TIMELINE: '0',
+      BENCH_INGEST_RUNS: '1',
+      BENCH_INGEST_WARMUPS: '0',
+      BENCH_WEBHOOKS_LOAD_RATE: '200',
+      BENCH_WEBHOOKS_LATENCY_RATE: '20',
+    };
+    for (const [k, v] of Object.entries(small)) if (!process.env[k]) process.env[k] = v;
+    o.duration = Math.min(o.duration, 2);
+    o.warmup = Math.min(o.warmup, 1);
+    o.connections = Math.min(o.connections, 10);
+    o.memoryVariant = false;
+    o.strict = false;
   }
   return o;
 }
