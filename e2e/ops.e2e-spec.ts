@@ -1,4 +1,3 @@
-import * as net from 'node:net';
 import { admin } from './support/admin';
 import { request } from './support/api';
 import { spawnApp, SpawnedApp, waitFor } from './support/apps';
@@ -7,6 +6,7 @@ import { freePort, startPrivateNats } from './support/infra';
 import { mcpConnect } from './support/mcp';
 import { postSse } from './support/sse';
 import { e2eState } from './support/state';
+import { startTcpProxy, TcpProxy } from './support/tcp-proxy';
 import { startWebhookReceiver, WebhookReceiver } from './support/webhook-receiver';
 
 /** Every app's ops endpoint: /healthz, /readyz that means something, /metrics that moves with traffic. */
@@ -104,37 +104,21 @@ describe('ops endpoints (/healthz, /readyz, /metrics) on every app', () => {
 
   describe('readiness means something', () => {
     let app: SpawnedApp | undefined;
-    let proxy: net.Server | undefined;
-    const sockets = new Set<net.Socket>();
+    let proxy: TcpProxy | undefined;
 
     afterAll(async () => {
       await app?.kill('SIGKILL');
-      for (const sock of sockets) sock.destroy();
-      await new Promise((r) => (proxy ? proxy.close(r) : r(undefined)));
+      await proxy?.close();
     });
 
     it('/readyz answers 503 naming the dependency while NATS or PostgreSQL is unreachable, and 200 again once back', async () => {
       // PostgreSQL through a TCP proxy the test can cut; NATS of its own that the test can stop.
       const pg = new URL(s.databaseUrl);
-      let cut = false;
-      proxy = net.createServer((client) => {
-        if (cut) return client.destroy();
-        const upstream = net.connect(Number(pg.port || 5432), pg.hostname);
-        sockets.add(client).add(upstream);
-        client.pipe(upstream).pipe(client);
-        const drop = () => {
-          client.destroy();
-          upstream.destroy();
-        };
-        client.on('error', drop).on('close', drop);
-        upstream.on('error', drop).on('close', drop);
-      });
-      const proxyPort = await freePort();
-      await new Promise<void>((r) => proxy!.listen(proxyPort, '127.0.0.1', r));
+      proxy = await startTcpProxy(pg.hostname, Number(pg.port || 5432));
       const nats = await startPrivateNats();
       const opsPort = await freePort();
       const viaProxy = new URL(s.databaseUrl);
-      viaProxy.host = `127.0.0.1:${proxyPort}`;
+      viaProxy.host = `127.0.0.1:${proxy.port}`;
       app = spawnApp('bots', { NATS_URL: nats.url, DATABASE_URL: viaProxy.toString(), OPS_PORT: String(opsPort), READY_CHECK_TIMEOUT_MS: '500' });
       const readyz = async () => {
         const res = await fetch(`http://127.0.0.1:${opsPort}/readyz`).catch(() => null);
@@ -142,12 +126,11 @@ describe('ops endpoints (/healthz, /readyz, /metrics) on every app', () => {
       };
       expect((await waitFor(readyz, (r) => r.status === 200, 30000)).body.checks).toEqual({ nats: 'up', postgres: 'up' });
 
-      cut = true;
-      for (const sock of sockets) sock.destroy();
+      proxy.cut();
       const pgDown = await waitFor(readyz, (r) => r.status === 503, 10000);
       expect(pgDown.body.checks.postgres).toMatch(/^down/);
       expect((await fetch(`http://127.0.0.1:${opsPort}/healthz`)).status).toBe(200);
-      cut = false;
+      proxy.restore();
       expect((await waitFor(readyz, (r) => r.status === 200, 15000)).status).toBe(200);
 
       await nats.stop();

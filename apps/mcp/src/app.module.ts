@@ -1,11 +1,11 @@
-import { BeforeApplicationShutdown, DynamicModule, Inject, Injectable, Module, OnApplicationBootstrap } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { DatabaseModule } from '@sa/db';
-import { EdgeAuthenticator, HttpErrorFilter, RateLimiter, createAuthenticator, createRateLimiter, createTokenVerifier } from '@sa/edge';
+import { EdgeAuthLifecycle, EdgeAuthenticator, HttpErrorFilter, RateLimiter, createAuthenticator, createRateLimiter, createTokenVerifier } from '@sa/edge';
 import { IDENTITY_ENTITIES, TokenVerifier } from '@sa/identity';
 import { MessagingModule, NATS_CONNECTION, RpcClient } from '@sa/messaging';
 import { OpsModule } from '@sa/ops';
@@ -15,23 +15,6 @@ import { OriginPolicy, parseList } from './http/origin-policy';
 import { ToolServerFactory } from './tools/tool-server';
 
 const RATE_LIMITER = Symbol('RATE_LIMITER');
-
-@Injectable()
-class AuthLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
-  constructor(
-    private readonly verifier: TokenVerifier,
-    @Inject(RATE_LIMITER) private readonly limiter: RateLimiter,
-  ) {}
-
-  async onApplicationBootstrap(): Promise<void> {
-    await this.verifier.start();
-  }
-
-  async beforeApplicationShutdown(): Promise<void> {
-    await this.verifier.stop();
-    await this.limiter.close();
-  }
-}
 
 /** The MCP server (spec part 1 and part 4): identity from the shared database, tools over NATS. */
 @Module({})
@@ -63,7 +46,11 @@ export class AppModule {
           useFactory: (rpc: RpcClient, nc: NatsConnection) =>
             new ToolServerFactory(rpc, nc, { startTimeoutMs: config.chatStartTimeoutMs, idleTimeoutMs: config.chatIdleTimeoutMs }, logger),
         },
-        AuthLifecycle,
+        {
+          provide: EdgeAuthLifecycle,
+          inject: [TokenVerifier, RATE_LIMITER],
+          useFactory: (verifier: TokenVerifier, limiter: RateLimiter) => new EdgeAuthLifecycle(verifier, [limiter]),
+        },
       ],
     };
   }

@@ -1,9 +1,7 @@
 import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
 import { MicroserviceOptions, Transport } from '@nestjs/microservices';
-import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
-import { clientErrorHandler, configureFastify, frameworkErrors, requestIdOf, serveHttp } from '@sa/edge';
-import { createLogger, PinoNestLogger } from '@sa/logging';
+import { createEdgeApp, serveHttp } from '@sa/edge';
+import { createLogger } from '@sa/logging';
 import { AppModule } from './app.module';
 import { loadMcpConfig } from './config/mcp.config';
 
@@ -14,18 +12,7 @@ import { loadMcpConfig } from './config/mcp.config';
 async function bootstrap(): Promise<void> {
   const config = loadMcpConfig();
   const logger = createLogger('mcp', { level: config.logLevel });
-  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
-  const adapter = new FastifyAdapter({
-    bodyLimit: config.bodyLimitBytes,
-    clientErrorHandler,
-    frameworkErrors,
-    trustProxy: config.trustProxy,
-    genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => requestIdOf(req),
-    routerOptions: { ignoreTrailingSlash: true },
-    return503OnClosing: false,
-  });
-  configureFastify(adapter.getInstance(), logger);
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config, logger), adapter, { logger: new PinoNestLogger(logger) });
+  const app = await createEdgeApp(AppModule.forRoot(config, logger), config, logger);
   app.connectMicroservice<MicroserviceOptions>({
     transport: Transport.NATS,
     options: { servers: [config.natsUrl], queue: 'mcp', name: `mcp-${process.pid}`, maxReconnectAttempts: -1, reconnectTimeWait: 500 },

@@ -1,3 +1,4 @@
+import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import type { Plan } from '@sa/contracts';
@@ -54,4 +55,26 @@ export function createRateLimiter(config: EdgeSettings, logger: Logger, limit: n
 
 export function createAuthenticator(verifier: TokenVerifier, limiter: RateLimiter, config: EdgeSettings): EdgeAuthenticator {
   return new EdgeAuthenticator([verifier], limiter, mergePlanLimits(config.planLimits));
+}
+
+/**
+ * Starts the token verifier (its LISTEN for revocations) with the app, and on shutdown, after the
+ * HTTP server closed and before the database pool does, writes its last batch of last_used_at and
+ * closes the rate limiters. Register with a factory:
+ * `{ provide: EdgeAuthLifecycle, inject: [TokenVerifier, LIMITER], useFactory: (v, l) => new EdgeAuthLifecycle(v, [l]) }`.
+ */
+export class EdgeAuthLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  constructor(
+    private readonly verifier: TokenVerifier,
+    private readonly limiters: RateLimiter[],
+  ) {}
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.verifier.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.verifier.stop();
+    for (const limiter of this.limiters) await limiter.close();
+  }
 }

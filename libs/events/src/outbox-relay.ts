@@ -5,7 +5,7 @@ import { eventSubject } from '@sa/contracts';
 import { EventStreamConfig, ensureEventStream } from './event-stream';
 import { outboxChannel, qualifiedTable } from './outbox-sql';
 import { PgListener, pgClientConfig } from '@sa/db';
-import { gauge } from '@sa/metrics';
+import { sampledGauges } from '@sa/metrics';
 
 export interface OutboxRelayOptions {
   dataSource: DataSource;
@@ -51,31 +51,21 @@ const CLEANUP_CHUNK = 1000;
 /** The relays running in this process, for the outbox-lag gauges (read at scrape time). */
 const runningRelays = new Set<OutboxRelay>();
 
-gauge({
-  name: 'sa_outbox_unpublished',
-  help: 'Outbox rows committed but not yet published to JetStream, by schema',
-  labelNames: ['schema'] as const,
-  async collect() {
-    this.reset();
+sampledGauges(
+  {
+    unpublished: { name: 'sa_outbox_unpublished', help: 'Outbox rows committed but not yet published to JetStream, by schema' },
+    oldest: { name: 'sa_outbox_oldest_unpublished_seconds', help: 'Age of the oldest outbox row not yet published (0 when none), by schema' },
+  },
+  ['schema'] as const,
+  async () => {
+    const rows = [];
     for (const relay of runningRelays) {
       const lag = await relay.lag().catch(() => null);
-      if (lag) this.set({ schema: relay.schema }, lag.unpublished);
+      if (lag) rows.push({ labels: { schema: relay.schema }, values: { unpublished: lag.unpublished, oldest: lag.oldestSeconds } });
     }
+    return rows;
   },
-});
-
-gauge({
-  name: 'sa_outbox_oldest_unpublished_seconds',
-  help: 'Age of the oldest outbox row not yet published (0 when none), by schema',
-  labelNames: ['schema'] as const,
-  async collect() {
-    this.reset();
-    for (const relay of runningRelays) {
-      const lag = await relay.lag().catch(() => null);
-      if (lag) this.set({ schema: relay.schema }, lag.oldestSeconds);
-    }
-  },
-});
+);
 
 export class OutboxRelay {
   private readonly table: string;

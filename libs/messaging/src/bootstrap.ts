@@ -1,6 +1,7 @@
 import { Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { MicroserviceOptions } from '@nestjs/microservices';
+import type { Logger } from 'pino';
 import { ServiceName } from '@sa/contracts';
 import { createLogger, PinoNestLogger } from '@sa/logging';
 import { DrainingNatsServer } from './draining-nats-server';
@@ -31,18 +32,31 @@ export async function runService(service: ServiceName, module: Type<unknown>, op
   );
   const app = await NestFactory.createMicroservice<MicroserviceOptions>(module, { strategy: server, logger: new PinoNestLogger(logger) });
 
+  exitGracefullyOnSignal(logger, opts.shutdownGraceMs, async (signal) => {
+    logger.info({ signal, in_flight: server.handling }, 'shutting down: taking no new requests, finishing the work in flight');
+    server.stopAccepting();
+    await app.close();
+  });
+
+  await app.listen();
+  logger.info({ nats: opts.natsUrl }, `${service} service listening on NATS queue group "${service}"`);
+}
+
+/**
+ * Runs `shutdown` once, on the first SIGTERM or SIGINT, then exits 0; exits 1 when it throws, or
+ * when it is still running after twice the grace period plus 5 s.
+ */
+export function exitGracefullyOnSignal(logger: Logger, graceMs: number, shutdown: (signal: NodeJS.Signals) => Promise<void>): void {
   let stopping = false;
   const stop = async (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal, in_flight: server.handling }, 'shutting down: taking no new requests, finishing the work in flight');
-    server.stopAccepting();
     setTimeout(() => {
-      logger.error({ grace_ms: opts.shutdownGraceMs }, 'shutdown did not finish in time; exiting');
+      logger.error({ grace_ms: graceMs }, 'shutdown did not finish in time; exiting');
       process.exit(1);
-    }, opts.shutdownGraceMs * 2 + 5000).unref();
+    }, graceMs * 2 + 5000).unref();
     try {
-      await app.close();
+      await shutdown(signal);
       logger.info('stopped');
       process.exit(0);
     } catch (err) {
@@ -52,7 +66,4 @@ export async function runService(service: ServiceName, module: Type<unknown>, op
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
-
-  await app.listen();
-  logger.info({ nats: opts.natsUrl }, `${service} service listening on NATS queue group "${service}"`);
 }

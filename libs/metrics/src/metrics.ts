@@ -34,3 +34,31 @@ export function histogram<T extends string>(cfg: Config<T> & { buckets?: number[
 export function gauge<T extends string>(cfg: Config<T> & { collect?: (this: Gauge<T>) => void | Promise<void> }): Gauge<T> {
   return (metricsRegistry.getSingleMetric(cfg.name) as Gauge<T> | undefined) ?? new Gauge<T>({ ...cfg, labelNames: cfg.labelNames ?? [], registers: [metricsRegistry] });
 }
+
+/**
+ * Several gauges read from one sample per scrape (one database query for all of them, however
+ * many gauges): `sample` runs at most once per `maxAgeMs`, and each gauge takes its value from
+ * each row of the result.
+ */
+export function sampledGauges<K extends string, L extends string>(
+  gauges: Record<K, { name: string; help: string }>,
+  labelNames: readonly L[],
+  sample: () => Promise<{ labels: Record<L, string>; values: Record<K, number> }[]>,
+  maxAgeMs = 1000,
+): void {
+  let last: { at: number; rows: ReturnType<typeof sample> } | null = null;
+  const rows = () => {
+    if (!last || Date.now() - last.at > maxAgeMs) last = { at: Date.now(), rows: sample().catch(() => []) };
+    return last.rows;
+  };
+  for (const key of Object.keys(gauges) as K[]) {
+    gauge({
+      ...gauges[key],
+      labelNames,
+      async collect() {
+        this.reset();
+        for (const row of await rows()) this.set(row.labels, row.values[key]);
+      },
+    });
+  }
+}

@@ -99,6 +99,18 @@ interface WebhookRow {
   created_at: Date;
 }
 
+/** The members every webhook view shares (create, list). */
+function webhookFields(row: WebhookRow) {
+  return {
+    id: row.id,
+    workspace_id: row.tenant_id,
+    url: row.url,
+    events: row.events as WebhookEventType[],
+    bot_id: row.bot_id,
+    created_at: iso(row.created_at)!,
+  };
+}
+
 interface DeliveryRow {
   id: string;
   webhook_id: string;
@@ -182,12 +194,7 @@ export class WebhookAdmin {
       return created;
     });
     return {
-      id: row.id,
-      workspace_id: row.tenant_id,
-      url: row.url,
-      events: row.events as WebhookEventType[],
-      bot_id: row.bot_id,
-      created_at: iso(row.created_at)!,
+      ...webhookFields(row),
       secret,
       deliveries_enabled: workspace.webhooks,
     };
@@ -208,12 +215,7 @@ export class WebhookAdmin {
       [workspaceId],
     );
     return rows.map((r) => ({
-      id: r.id,
-      workspace_id: r.tenant_id,
-      url: r.url,
-      events: r.events as WebhookEventType[],
-      bot_id: r.bot_id,
-      created_at: iso(r.created_at)!,
+      ...webhookFields(r),
       last_delivery: r.last ? { ...r.last, at: iso(r.last.at) } : null,
     }));
   }

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { PgListener } from '@sa/db';
-import { counter, gauge, histogram } from '@sa/metrics';
+import { counter, gauge, histogram, sampledGauges } from '@sa/metrics';
 import { KNOWLEDGE_CONFIG, KnowledgeConfig } from '../config/knowledge.config';
 import { KNOWLEDGE_LOGGER } from '../knowledge.tokens';
 import { ClaimedDocument, DocumentClaimsRepository } from './document-claims.repository';
@@ -70,28 +70,20 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
 
   /** The queue as a whole (every replica), read at scrape time. */
   private registerQueueGauges(): void {
-    const claims = this.claims;
-    const stats = () => claims.queueStats().catch(() => []);
-    gauge({
-      name: 'sa_ingestion_queue_documents',
-      help: 'Documents waiting (queued) or being processed (processing), across all replicas',
-      labelNames: ['status'] as const,
-      async collect() {
-        this.reset();
-        for (const s of ['queued', 'processing'] as const) this.set({ status: s }, 0);
-        for (const row of await stats()) this.set({ status: row.status }, row.count);
+    sampledGauges(
+      {
+        count: { name: 'sa_ingestion_queue_documents', help: 'Documents waiting (queued) or being processed (processing), across all replicas' },
+        oldest: { name: 'sa_ingestion_queue_oldest_seconds', help: 'Age of the oldest queued or processing document (0 when none)' },
       },
-    });
-    gauge({
-      name: 'sa_ingestion_queue_oldest_seconds',
-      help: 'Age of the oldest queued or processing document (0 when none)',
-      labelNames: ['status'] as const,
-      async collect() {
-        this.reset();
-        for (const s of ['queued', 'processing'] as const) this.set({ status: s }, 0);
-        for (const row of await stats()) this.set({ status: row.status }, row.oldest_seconds);
+      ['status'] as const,
+      async () => {
+        const stats = await this.claims.queueStats();
+        return (['queued', 'processing'] as const).map((status) => {
+          const row = stats.find((r) => r.status === status);
+          return { labels: { status }, values: { count: row?.count ?? 0, oldest: row?.oldest_seconds ?? 0 } };
+        });
       },
-    });
+    );
   }
 
   /** Documents being processed by this replica now (metrics, tests). */
