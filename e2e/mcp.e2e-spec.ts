@@ -1,3 +1,4 @@
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { admin } from './support/admin';
 import { request } from './support/api';
 import { freePort } from './support/infra';
@@ -173,10 +174,19 @@ describe('MCP server (Streamable HTTP, protocol 2025-11-25)', () => {
       }
     });
 
-    it('reports unknown tools and invalid arguments as tool errors an agent can act on', async () => {
-      const unknown = await mcpA.call('delete_everything');
-      expect(unknown.isError).toBe(true);
-      expect(textOf(unknown)).toMatch(/Unknown tool "delete_everything"/);
+    it('answers an unknown tool name with the JSON-RPC error -32602 (invalid params), as the MCP specification says', async () => {
+      const err = await mcpA.call('delete_everything').then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(McpError);
+      expect((err as McpError).code).toBe(ErrorCode.InvalidParams);
+      expect((err as McpError).code).toBe(-32602);
+      expect((err as McpError).message).toMatch(/Unknown tool: delete_everything/);
+      // A known tool the token's scopes hide is still a tool result (insufficient_scope), tested above.
+    });
+
+    it('reports invalid arguments as tool errors an agent can act on', async () => {
 
       const bad = await mcpA.call('update_booking', { id: 'nope', action: 'reschedule', chatbot_id: botX });
       expect(errorOf(bad)).toEqual(expect.objectContaining({ status: 400, code: 'validation_failed' }));

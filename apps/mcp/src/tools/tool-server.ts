@@ -4,7 +4,9 @@ import {
   CallToolRequest,
   CallToolRequestSchema,
   CallToolResult,
+  ErrorCode,
   ListToolsRequestSchema,
+  McpError,
   ServerNotification,
   ServerRequest,
   Tool,
@@ -26,7 +28,7 @@ export const SERVER_INFO = { name: 'support-agent', title: 'Support-agent servic
 const INSTRUCTIONS = [
   "Tools for one workspace of the support-agent service: its bots, their knowledge base, chat, conversations, leads, analytics and appointment bookings.",
   'Start with list_bots to learn the bot ids; tools take a bot id as chatbotId. A token restricted to specific bots must always pass one of its bots.',
-  'You only see the tools your token has the scopes for. Errors come back as tool results with isError set and a message saying what to change.',
+  'You only see the tools your token has the scopes for. Errors come back as tool results with isError set and a message saying what to change (a tool name that does not exist at all is a JSON-RPC error, -32602).',
 ].join(' ');
 
 /** JSON Schema of a zod schema for tools/list (dialect 2020-12, the MCP default, so $schema is left out). */
@@ -43,7 +45,9 @@ const toolCalls = counter({ name: 'sa_mcp_tool_calls_total', help: 'MCP tool cal
  * Makes the MCP server for one HTTP request (stateless Streamable HTTP: every POST carries its
  * own token, so any replica can answer it). tools/list shows only the tools the token's scopes
  * allow; tools/call checks the scope again, validates the arguments and turns every failure into
- * a tool result with isError set, never a protocol error.
+ * a tool result with isError set. Only a name that is no tool at all is a protocol error: JSON-RPC
+ * -32602 (invalid params), as the MCP specification says for unknown tools. A known tool the
+ * token's scopes hide stays a tool result (insufficient_scope), which tells the agent what to ask for.
  */
 export class ToolServerFactory {
   private readonly listing: { tool: ToolDef; definition: Tool }[];
@@ -74,18 +78,21 @@ export class ToolServerFactory {
       tools: this.listing.filter(({ tool }) => caller.scopes.includes(tool.scope)).map(({ definition }) => definition),
     }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-      const result = await this.call(caller, request, extra);
+      const tool = this.tools.find((t) => t.name === request.params.name);
+      if (!tool) {
+        toolCalls.inc({ tool: 'unknown', outcome: 'unknown_tool' });
+        const name = request.params.name.length > 100 ? `${request.params.name.slice(0, 100)}…` : request.params.name;
+        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}. Call tools/list for the tools this token may use.`);
+      }
+      const result = await this.call(caller, tool, request, extra);
       const error = result._meta?.['support-agent/error'] as { code?: string } | undefined;
-      const known = this.tools.some((t) => t.name === request.params.name);
-      toolCalls.inc({ tool: known ? request.params.name : 'unknown', outcome: result.isError ? (error?.code ?? 'error') : 'ok' });
+      toolCalls.inc({ tool: tool.name, outcome: result.isError ? (error?.code ?? 'error') : 'ok' });
       return result;
     });
     return server;
   }
 
-  private async call(caller: CallerContext, request: CallToolRequest, extra: Extra): Promise<CallToolResult> {
-    const tool = this.tools.find((t) => t.name === request.params.name);
-    if (!tool) return toolError(`Unknown tool "${request.params.name}". Call tools/list for the tools this token may use.`);
+  private async call(caller: CallerContext, tool: ToolDef, request: CallToolRequest, extra: Extra): Promise<CallToolResult> {
     if (!caller.scopes.includes(tool.scope)) {
       return domainToolError(new DomainError('insufficient_scope', `This token lacks the ${tool.scope} scope that ${tool.name} needs`, { required_scope: tool.scope }));
     }
