@@ -1,9 +1,11 @@
+import { metricNameProblems } from '@sa/metrics';
 import { admin } from './support/admin';
 import { request } from './support/api';
 import { spawnApp, SpawnedApp, waitFor } from './support/apps';
 import { newWorkspace } from './support/fixtures';
 import { freePort, startPrivateNats } from './support/infra';
 import { mcpConnect } from './support/mcp';
+import { findPromtool, promtoolCheckMetrics } from './support/promtool';
 import { postSse } from './support/sse';
 import { e2eState } from './support/state';
 import { startTcpProxy, TcpProxy } from './support/tcp-proxy';
@@ -98,7 +100,18 @@ describe('ops endpoints (/healthz, /readyz, /metrics) on every app', () => {
       expect(moved('webhook-dispatcher', 'sa_events_handled_total', { consumer: 'webhook-dispatcher', type: 'ticket.created', outcome: 'handled' })).toBeGreaterThanOrEqual(1);
       expect(moved('webhook-dispatcher', 'sa_webhook_attempts_total', { outcome: 'succeeded', status_class: '2xx' })).toBeGreaterThanOrEqual(1);
       expect(moved('webhook-dispatcher', 'sa_webhook_attempt_duration_seconds_count', { outcome: 'succeeded' })).toBeGreaterThanOrEqual(1);
-      for (const app of apps) expect([app, sum(after[app], 'sa_process_cpu_seconds_total') > 0]).toEqual([app, true]);
+      for (const app of apps) expect([app, sum(after[app], 'process_cpu_seconds_total') > 0]).toEqual([app, true]);
+    });
+
+    it('every /metrics passes promtool check metrics (and the naming rules, with or without promtool)', async () => {
+      const promtool = findPromtool();
+      for (const app of apps) {
+        const exposition = await (await fetch(`${s.opsUrls[app]}/metrics`)).text();
+        expect([app, metricNameProblems(exposition)]).toEqual([app, []]);
+        // Standard names, so stock Node.js dashboards work: no prefix on the process metrics.
+        expect([app, /^process_resident_memory_bytes\{/m.test(exposition), /^nodejs_eventloop_lag_seconds\{/m.test(exposition)]).toEqual([app, true, true]);
+        if (promtool) expect([app, promtoolCheckMetrics(promtool, exposition)]).toEqual([app, { status: 0, output: '' }]);
+      }
     });
   });
 
