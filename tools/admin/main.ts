@@ -1,7 +1,9 @@
 import 'reflect-metadata';
+import pino from 'pino';
 import { DEFAULT_DATABASE_URL } from '@sa/config';
 import { BillingStatus, Plan, TierSlots, WEBHOOK_EVENT_TYPES } from '@sa/contracts';
 import { createDataSource } from '@sa/db';
+import { createLogger } from '@sa/logging';
 import { AdminInputError, IDENTITY_ENTITIES, IdentityAdmin, WorkspaceChanges, WorkspaceEntity } from '@sa/identity';
 import { WebhookAdmin, WebhookInputError } from '@sa/webhook-registry';
 import { listMail } from './outbox-mail';
@@ -97,7 +99,9 @@ async function run(argv: string[]): Promise<unknown> {
   const command = `${group} ${action ?? ''}`.trim();
   // Read before connecting, so that a bad WEBHOOK_* or OUTBOUND_* variable is reported first.
   const webhookOptions = group === 'webhook' ? webhookAdminOptions() : undefined;
-  const ds = await createDataSource({ url: process.env['DATABASE_URL'] || DEFAULT_DATABASE_URL, applicationName: 'admin-cli', entities: IDENTITY_ENTITIES, poolSize: 2 });
+  // Stdout is the command's JSON result: TypeORM's log lines (failed queries) go to stderr.
+  const logger = createLogger('admin-cli', { destination: pino.destination(2) });
+  const ds = await createDataSource({ url: process.env['DATABASE_URL'] || DEFAULT_DATABASE_URL, applicationName: 'admin-cli', entities: IDENTITY_ENTITIES, poolSize: 2, logger });
   const admin = new IdentityAdmin(ds);
   const webhooks = () => new WebhookAdmin(ds, webhookOptions ?? webhookAdminOptions());
   try {

@@ -1,5 +1,8 @@
 import { DataSource, DataSourceOptions, EntitySchema, MixedList } from 'typeorm';
 import { Client } from 'pg';
+import type { Logger } from 'pino';
+import { createLogger } from '@sa/logging';
+import { PinoQueryLogger } from './query-logger';
 
 export interface DbOptions {
   url: string;
@@ -10,9 +13,14 @@ export interface DbOptions {
   entities?: MixedList<Function | string | EntitySchema>;
   // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
   migrations?: MixedList<Function | string>;
+  /**
+   * Where TypeORM's own lines go (failed queries, without their parameters). Default: a pino
+   * logger named after applicationName (the app's service name), on stdout like the app's own.
+   */
+  logger?: Logger;
 }
 
-/** TypeORM options every app uses: PostgreSQL, never synchronize, migrations run explicitly. */
+/** TypeORM options every app uses: PostgreSQL, never synchronize, migrations run explicitly, JSON logs. */
 export function dataSourceOptions(opts: DbOptions): DataSourceOptions {
   return {
     type: 'postgres',
@@ -26,7 +34,7 @@ export function dataSourceOptions(opts: DbOptions): DataSourceOptions {
     uuidExtension: 'pgcrypto',
     applicationName: opts.applicationName,
     extra: { max: opts.poolSize ?? 10, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30000 },
-    logging: ['error'],
+    logger: new PinoQueryLogger(opts.logger ?? createLogger(opts.applicationName)),
   };
 }
 

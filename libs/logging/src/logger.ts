@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import pino, { Logger, LoggerOptions } from 'pino';
+import pino, { DestinationStream, Logger, LoggerOptions } from 'pino';
+import { redactQueryError } from './query-parameters';
 
 /** Paths never written to logs: tokens, secrets, the Authorization header. */
 export const REDACT_PATHS = [
@@ -30,17 +31,32 @@ export function withLogContext<T>(ctx: LogContext, fn: () => T): T {
   return logContext.run(ctx, fn);
 }
 
-export function createLogger(service: string, opts: { level?: string; pretty?: boolean } = {}): Logger {
+/** pino's error serializer, except that an error carrying a query's parameters loses them. */
+function serializeError(err: unknown): unknown {
+  if (!(err instanceof Error)) return err;
+  return redactQueryError(pino.stdSerializers.err(err) as unknown as Record<string, unknown>, err);
+}
+
+export interface CreateLoggerOptions {
+  level?: string;
+  pretty?: boolean;
+  /** Where JSON lines go (default stdout); a CLI whose stdout is its result logs to stderr (pino.destination(2)). */
+  destination?: DestinationStream;
+}
+
+export function createLogger(service: string, opts: CreateLoggerOptions = {}): Logger {
   const options: LoggerOptions = {
     level: opts.level ?? process.env['LOG_LEVEL'] ?? 'info',
     base: { service, pid: process.pid },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    serializers: { err: serializeError },
     timestamp: pino.stdTimeFunctions.isoTime,
     mixin() {
       const ctx = logContext.getStore();
       return ctx ? { request_id: ctx.requestId, tenant_id: ctx.tenantId } : {};
     },
   };
+  if (opts.destination) return pino(options, opts.destination);
   const pretty = opts.pretty ?? (process.env['LOG_PRETTY'] === 'true' || (process.stdout.isTTY && process.env['NODE_ENV'] !== 'production'));
   if (pretty) {
     try {
