@@ -108,7 +108,7 @@ module.exports = {
     const System = infra.loadSystem();
 
     // -- the system ------------------------------------------------------------------------------
-    const { dbName, dbUrl, nats, redisUrl, useRedis, logDir } = await infra.prepareSystem(ctx);
+    const { dbName, dbUrl, nats, redisUrl, useRedis, logDir, webhookSecretKey } = await infra.prepareSystem(ctx);
     // --cpu-profile: the apps record a V8 CPU profile of the one-at-a-time rounds.
     let profile = null;
     if (ctx.options.cpuProfile) {
@@ -124,6 +124,7 @@ module.exports = {
       LOG_LEVEL: 'warn',
       LOG_PRETTY: 'false',
       NODE_ENV: 'production',
+      WEBHOOK_SECRET_KEY: webhookSecretKey,
       RATE_LIMIT_REQUESTS: '1000000000',
       RATE_LIMIT_PREFIX: `sa:bench:${randomBytes(4).toString('hex')}:`,
       RPC_TIMEOUT_MS: '10000',

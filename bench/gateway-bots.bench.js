@@ -117,7 +117,7 @@ module.exports = {
     const { duration, connections, warmup } = ctx.options;
     const System = infra.loadSystem();
 
-    const { dbName, dbUrl, nats, redisUrl, useRedis, logDir } = await infra.prepareSystem(ctx);
+    const { dbName, dbUrl, nats, redisUrl, useRedis, logDir, webhookSecretKey } = await infra.prepareSystem(ctx);
     // Unique per run; the keys expire with the 60 s window.
     const rateLimitPrefix = `sa:bench:${randomBytes(4).toString('hex')}:`;
 
@@ -131,6 +131,7 @@ module.exports = {
       LOG_LEVEL: 'warn',
       LOG_PRETTY: 'false',
       NODE_ENV: 'production',
+      WEBHOOK_SECRET_KEY: webhookSecretKey,
       // The limiter is on the measured path but must never refuse.
       RATE_LIMIT_REQUESTS: '1000000000',
       RATE_LIMIT_PREFIX: rateLimitPrefix,

@@ -82,7 +82,7 @@ module.exports = {
     const { PostgresVectorStore } = require(path.join(DIST, 'vector-store', 'postgres-vector-store.js'));
     const System = infra.loadSystem();
 
-    const { dbName, dbUrl, nats, redisUrl, useRedis, logDir } = await infra.prepareSystem(ctx);
+    const { dbName, dbUrl, nats, redisUrl, useRedis, logDir, webhookSecretKey } = await infra.prepareSystem(ctx);
     const env = {
       DATABASE_URL: dbUrl,
       NATS_URL: nats.url,
@@ -91,6 +91,7 @@ module.exports = {
       LOG_LEVEL: 'warn',
       LOG_PRETTY: 'false',
       NODE_ENV: 'production',
+      WEBHOOK_SECRET_KEY: webhookSecretKey,
       // 25 ms polling makes ~40 requests a second: the limiter must never refuse them.
       RATE_LIMIT_REQUESTS: '1000000000',
       RATE_LIMIT_PREFIX: `sa:bench:${randomBytes(4).toString('hex')}:`,

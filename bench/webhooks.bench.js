@@ -358,7 +358,7 @@ module.exports = {
     const expectedData = new Map();
     const receiver = await startReceiver({ verifyWebhook, expectedData });
     ctx.defer('stop the receiver', () => receiver.close());
-    const { dbName, dbUrl, nats, logDir } = await infra.prepareSystem(ctx);
+    const { dbName, dbUrl, nats, logDir, webhookSecretKey } = await infra.prepareSystem(ctx);
     ctx.log(`receiver on 127.0.0.1:${receiver.port}`);
 
     let profile = null;
@@ -374,6 +374,7 @@ module.exports = {
       LOG_LEVEL: 'warn',
       LOG_PRETTY: 'false',
       NODE_ENV: 'production',
+      WEBHOOK_SECRET_KEY: webhookSecretKey,
       ...outbound,
       ...ctx.options.env,
       ...(profile ? profile.env : {}),
@@ -407,7 +408,7 @@ module.exports = {
     try {
       const created = await infra.admin(dbUrl, ['webhook', 'create', '--workspace', ws.id, '--url', receiver.url('/hooks/system'), '--events', 'lead.created'], {
         ...outbound,
-        ...(env.WEBHOOK_SECRET_KEY ? { WEBHOOK_SECRET_KEY: env.WEBHOOK_SECRET_KEY } : {}),
+        WEBHOOK_SECRET_KEY: env.WEBHOOK_SECRET_KEY,
       });
       if (!created.deliveries_enabled) throw new Error(`webhook create says deliveries are not enabled for the workspace: ${JSON.stringify(created)}`);
       hook = { id: created.id, secret: created.secret, via: 'admin CLI' };

@@ -125,10 +125,12 @@ run "entrypoint.sh selects the app and validates APP" entrypoint_check
 
 # ------------------------------------------------------------------------------------------
 step "4. docker-compose.yml"
+# WEBHOOK_SECRET_KEY is required (${WEBHOOK_SECRET_KEY:?…}): a placeholder key lets Compose render the file.
+compose_env=(env "WEBHOOK_SECRET_KEY=${WEBHOOK_SECRET_KEY:-$(printf '%064d' 0)}")
 if docker compose version >/dev/null 2>&1; then
-  run "docker compose config ($(docker compose version --short 2>/dev/null))" docker compose -f "$ROOT/docker-compose.yml" config -q
+  run "docker compose config ($(docker compose version --short 2>/dev/null))" "${compose_env[@]}" docker compose -f "$ROOT/docker-compose.yml" config -q
 elif command -v docker-compose >/dev/null 2>&1; then
-  run "docker-compose config ($(docker-compose version --short 2>/dev/null), Compose v1)" docker-compose -f "$ROOT/docker-compose.yml" config -q
+  run "docker-compose config ($(docker-compose version --short 2>/dev/null), Compose v1)" "${compose_env[@]}" docker-compose -f "$ROOT/docker-compose.yml" config -q
 else
   skip "docker compose config: no Compose CLI here (the schema check below still runs)"
 fi

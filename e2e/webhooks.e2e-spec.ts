@@ -1,6 +1,8 @@
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
 import { verifyWebhook } from '@sa/webhooks';
 import { admin, runAdmin } from './support/admin';
-import { waitFor } from './support/apps';
+import { SpawnedApp, spawnApp, waitFor } from './support/apps';
 import { TestWorkspace, newWorkspace } from './support/fixtures';
 import { postSse } from './support/sse';
 import { e2eState } from './support/state';
@@ -100,6 +102,37 @@ describe('webhooks', () => {
     expect(listed.data[0]).not.toHaveProperty('secret');
     expect(listed.data[0].last_delivery).toEqual(expect.objectContaining({ status: 'succeeded', status_code: 200 }));
     expect(JSON.stringify(listed)).not.toContain(hook.secret);
+  });
+
+  it('a signing secret stored as issued (before encryption at rest) is encrypted when a dispatcher starts, and deliveries still verify with it', async () => {
+    const ws = await newWorkspace(['--plan', 'scale']);
+    const bot = await newBot(ws);
+    const path = `/legacy/${ws.id}`;
+    const legacySecret = `whsec_legacy${randomBytes(16).toString('hex')}`;
+    const pg = new Client({ connectionString: s.databaseUrl });
+    await pg.connect();
+    let replica: SpawnedApp | null = null;
+    try {
+      const { rows } = await pg.query<{ id: string }>(
+        `INSERT INTO webhooks.webhooks (tenant_id, url, events, bot_id, secret) VALUES ($1, $2, ARRAY['ticket.created'], NULL, $3) RETURNING id`,
+        [ws.id, receiver.url(path), legacySecret],
+      );
+      // A dispatcher starting (here one more replica, with the system's key) encrypts such rows.
+      replica = spawnApp('webhook-dispatcher');
+      const stored = await waitFor(
+        async () => (await pg.query<{ secret: string }>(`SELECT secret FROM webhooks.webhooks WHERE id = $1`, [rows[0].id])).rows[0].secret,
+        (v) => v.startsWith('v1:'),
+        30000,
+      );
+      expect(stored).not.toContain(legacySecret.slice('whsec_'.length));
+      const ticket = await widget(bot, 'tickets', { sessionId: 'wh-legacy', email: 'legacy@example.com', subject: 'Old hook', message: 'Still signed?' });
+      expect(ticket.status).toBe(201);
+      await waitFor(async () => byEvent(path, 'ticket.created').length, (n) => n >= 1, 30000);
+      expectSigned(byEvent(path, 'ticket.created')[0], legacySecret);
+    } finally {
+      await replica?.kill();
+      await pg.end();
+    }
   });
 
   it('delivers only subscribed kinds, within the bot scope, and only for plans that include webhooks', async () => {

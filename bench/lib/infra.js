@@ -222,7 +222,10 @@ async function prepareSystem(ctx) {
     if (ctx.keepLogs()) ctx.log(`app logs kept in ${logDir}`);
     else fs.rmSync(logDir, { recursive: true, force: true });
   });
-  return { dbName, dbUrl, nats, redisUrl, useRedis, logDir };
+  // The apps run with NODE_ENV=production, where the webhook-dispatcher (and the admin CLI's
+  // webhook commands) require the key that encrypts signing secrets: one per run.
+  const webhookSecretKey = randomBytes(32).toString('hex');
+  return { dbName, dbUrl, nats, redisUrl, useRedis, logDir, webhookSecretKey };
 }
 
 module.exports = {

@@ -11,9 +11,15 @@ const require = createRequire(import.meta.url);
 const file = process.argv[2] ?? 'docker-compose.yml';
 const r = reporter('Compose');
 
-// ${VAR:-default} / ${VAR-default} / ${VAR} as Compose would resolve them with an empty environment.
+// ${VAR:-default} / ${VAR-default} / ${VAR} as Compose would resolve them with an empty environment;
+// ${VAR:?message} (required) is recorded, and resolves to a placeholder so the rest can be checked.
+const required = new Map();
 const interpolate = (v) => {
-  if (typeof v === 'string') return v.replace(/\$\{(\w+)(?::?-([^}]*))?\}/g, (_, name, def) => process.env[name] ?? def ?? '').replace(/\$\$/g, '$');
+  if (typeof v === 'string')
+    return v
+      .replace(/\$\{(\w+):?\?([^}]*)\}/g, (_, name, message) => (required.set(name, message), process.env[name] ?? `<required ${name}>`))
+      .replace(/\$\{(\w+)(?::?-([^}]*))?\}/g, (_, name, def) => process.env[name] ?? def ?? '')
+      .replace(/\$\$/g, '$');
   if (Array.isArray(v)) return v.map(interpolate);
   if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, interpolate(x)]));
   return v;
@@ -105,5 +111,14 @@ const mcp = services.mcp ?? {};
 r.ok(env(mcp).MCP_PORT === '3001', 'mcp: MCP_PORT=3001');
 r.ok(env(mcp).MCP_HOST === '0.0.0.0', 'mcp: MCP_HOST=0.0.0.0', env(mcp).MCP_HOST);
 r.ok(env(mcp).REDIS_URL === 'redis://redis:6379', 'mcp: REDIS_URL=redis://redis:6379 (one rate-limit budget with the gateway)', env(mcp).REDIS_URL);
+
+// Webhook signing secrets are encrypted at rest: the dispatcher and the admin CLI (the migrate
+// service) must be given the key, and Compose must refuse to start without it, saying why.
+r.ok(/WEBHOOK_SECRET_KEY/.test(required.get('WEBHOOK_SECRET_KEY') ?? ''), 'WEBHOOK_SECRET_KEY is required (${WEBHOOK_SECRET_KEY:?message naming it})', [...required.keys()].join(','));
+for (const name of ['webhook-dispatcher', 'migrate']) {
+  const e = env(services[name] ?? {});
+  r.ok(e.WEBHOOK_SECRET_KEY === (process.env.WEBHOOK_SECRET_KEY ?? '<required WEBHOOK_SECRET_KEY>'), `${name}: WEBHOOK_SECRET_KEY from the required variable`, e.WEBHOOK_SECRET_KEY);
+}
+for (const name of APPS.filter((a) => a !== 'webhook-dispatcher')) r.ok(env(services[name] ?? {}).WEBHOOK_SECRET_KEY === undefined, `${name}: no WEBHOOK_SECRET_KEY (it does not read secrets)`);
 
 r.done();

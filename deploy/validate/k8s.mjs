@@ -159,6 +159,14 @@ for (const d of deployments) {
   const id = `Deployment/${app}`;
   r.ok(matches(d.spec.selector, pod.metadata.labels), `${id}: selector matches its pod labels`);
   r.ok((c.env ?? []).some((e) => e.name === 'APP' && e.value === app), `${id}: APP=${app}`);
+  // Webhook signing secrets are encrypted at rest: the dispatcher cannot start without the key.
+  const key = (c.env ?? []).find((e) => e.name === 'WEBHOOK_SECRET_KEY');
+  if (app === 'webhook-dispatcher') {
+    const ref = key?.valueFrom?.secretKeyRef;
+    r.ok(ref?.name === 'support-agent-secrets' && ref.key === 'WEBHOOK_SECRET_KEY' && ref.optional !== true && key.value === undefined, `${id}: WEBHOOK_SECRET_KEY from the Secret support-agent-secrets, required`, JSON.stringify(key));
+  } else {
+    r.ok(key === undefined, `${id}: no WEBHOOK_SECRET_KEY entry (only the dispatcher reads signing secrets)`);
+  }
   checkPod(id, pod.spec, pod.metadata.labels);
   // Every app serves its ops endpoint (/healthz, /readyz, /metrics) on OPS_PORT, bound to OPS_HOST.
   const metrics = (c.ports ?? []).find((p) => p.name === 'metrics');

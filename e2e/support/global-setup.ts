@@ -49,6 +49,8 @@ export default async function globalSetup(): Promise<void> {
     WIDGET_RATE_LIMIT_REQUESTS: '100000',
     RATE_LIMIT_PREFIX: rateLimitPrefix,
     RPC_TIMEOUT_MS: '3000',
+    // Signing secrets encrypted at rest with a key of this run (the apps and the admin CLI share it).
+    WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),
     ...(useRedis ? { REDIS_URL: redisUrl } : {}),
   };
   // Each app's ops endpoint (/healthz, /readyz, /metrics) on a known free port; replicas and mini

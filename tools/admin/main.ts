@@ -37,7 +37,9 @@ const USAGE = `Usage: npm run -s admin -- <command> [options]   (JSON on stdout)
   webhook redeliver --delivery ID [--wait SECONDS (default ${DEFAULT_REDELIVER_WAIT_SECONDS}; 0: do not wait for the result)]
 
 Environment: DATABASE_URL (default ${DEFAULT_DATABASE_URL}); for webhook commands also
-WEBHOOK_SECRET_KEY (32 bytes, 64 hex characters or base64: stores signing secrets encrypted),
+WEBHOOK_SECRET_KEY (32 bytes, 64 hex characters or base64: signing secrets are stored encrypted with it;
+required with NODE_ENV=production, else the key in WEBHOOK_SECRET_KEY_FILE, .data/webhook-secret-key,
+the one npm start uses),
 WEBHOOK_MAX_PER_WORKSPACE (default 20), OUTBOUND_ALLOWED_PORTS and OUTBOUND_ALLOW_CIDRS.`;
 
 const BOOLEAN_FLAGS = new Set(['enterprise-api', 'enterprise-webhooks', 'help']);

@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
 import { createTestDatabase } from '@sa/testing';
@@ -116,6 +118,49 @@ it('creates, lists and deletes a webhook; the secret is printed once and stored 
   await expect(ok(['webhook', 'list', '--workspace', ws])).resolves.toEqual({ data: [] });
   const again = await cli(['webhook', 'delete', '--id', created.id]);
   expect(again).toEqual({ code: 1, stdout: '', stderr: `error: no webhook with id ${created.id}\n` });
+});
+
+it('without WEBHOOK_SECRET_KEY, stores the secret encrypted with the local key file, created once (0600) and reused', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sa-webhook-key-'));
+  const keyFile = path.join(dir, 'data', 'webhook-secret-key');
+  try {
+    const env = { WEBHOOK_SECRET_KEY: '', WEBHOOK_SECRET_KEY_FILE: keyFile };
+    const ws = await newWorkspace('scale');
+    const first = await ok<{ id: string; secret: string }>(['webhook', 'create', '--workspace', ws, '--url', 'http://127.0.0.1/one', '--events', 'all'], env);
+    expect(first.secret).toMatch(/^whsec_/);
+    expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
+    const key = Buffer.from(fs.readFileSync(keyFile, 'utf8').trim(), 'hex');
+    expect(key).toHaveLength(32);
+    const second = await ok<{ id: string; secret: string }>(['webhook', 'create', '--workspace', ws, '--url', 'http://127.0.0.1/two', '--events', 'all'], env);
+    expect(Buffer.from(fs.readFileSync(keyFile, 'utf8').trim(), 'hex')).toEqual(key);
+    const { rows } = await pg.query<{ id: string; secret: string }>(`SELECT id, secret FROM webhooks.webhooks WHERE tenant_id = $1 ORDER BY created_at`, [ws]);
+    for (const [row, created] of [
+      [rows[0], first],
+      [rows[1], second],
+    ] as const) {
+      expect(row.secret).toMatch(/^v1:/);
+      expect(row.secret).not.toContain(created.secret.slice('whsec_'.length));
+      expect(new SecretBox(key).open(row.secret)).toBe(created.secret);
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+it('with NODE_ENV=production, refuses webhook commands without WEBHOOK_SECRET_KEY and creates no key file', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sa-webhook-key-'));
+  const keyFile = path.join(dir, 'webhook-secret-key');
+  try {
+    const ws = await newWorkspace('scale');
+    const r = await cli(['webhook', 'create', '--workspace', ws, '--url', 'http://127.0.0.1/prod', '--events', 'all'], { NODE_ENV: 'production', WEBHOOK_SECRET_KEY: '', WEBHOOK_SECRET_KEY_FILE: keyFile });
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/WEBHOOK_SECRET_KEY is required when NODE_ENV=production/);
+    expect(fs.existsSync(keyFile)).toBe(false);
+    expect((await pg.query(`SELECT 1 FROM webhooks.webhooks WHERE tenant_id = $1`, [ws])).rowCount).toBe(0);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 it('refuses a bad URL, an unknown workspace and one webhook too many with exit code 1', async () => {

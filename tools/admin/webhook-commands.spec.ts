@@ -1,5 +1,8 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { ConfigError } from '@sa/config';
 import { DeliveryStatus, DeliveryView, generateSigningSecret } from '@sa/webhook-registry';
 import { isDeliveryStatus, redeliverAndWait, webhookAdminOptions } from './webhook-commands';
@@ -15,12 +18,21 @@ function configProblems(source: Record<string, string>): string[] {
 }
 
 describe('webhookAdminOptions', () => {
-  it('defaults: no key (secrets stored as issued), 20 per workspace, the default outbound policy', () => {
-    const opts = webhookAdminOptions({});
-    expect(opts.maxPerWorkspace).toBe(20);
-    expect(opts.policy).toMatchObject({ allowedPorts: [80, 443], allowCidrs: [] });
-    const secret = generateSigningSecret();
-    expect(opts.secrets.seal(secret)).toBe(secret);
+  it('defaults: the local key file (created once, then reused), 20 per workspace, the default outbound policy', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sa-admin-key-'));
+    try {
+      const source = { WEBHOOK_SECRET_KEY_FILE: path.join(dir, 'key') };
+      const opts = webhookAdminOptions(source);
+      expect(opts.maxPerWorkspace).toBe(20);
+      expect(opts.policy).toMatchObject({ allowedPorts: [80, 443], allowCidrs: [] });
+      const secret = generateSigningSecret();
+      const sealed = opts.secrets.seal(secret);
+      expect(sealed).toMatch(/^v1:/);
+      expect(webhookAdminOptions(source).secrets.open(sealed)).toBe(secret);
+      expect(configProblems({ ...source, NODE_ENV: 'production' })).toEqual([expect.stringMatching(/^WEBHOOK_SECRET_KEY is required when NODE_ENV=production/)]);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('reads the key, the maximum and the outbound policy', () => {
@@ -44,9 +56,9 @@ describe('webhookAdminOptions', () => {
     const problems = configProblems({ WEBHOOK_SECRET_KEY: badKey, WEBHOOK_MAX_PER_WORKSPACE: '0' });
     expect(problems).toEqual(['WEBHOOK_SECRET_KEY must be 32 bytes, as 64 hexadecimal characters or as base64', 'WEBHOOK_MAX_PER_WORKSPACE must be at least 1 (got 0)']);
     expect(problems.join(' ')).not.toContain(badKey);
-    expect(configProblems({ WEBHOOK_MAX_PER_WORKSPACE: '1001' })).toEqual(['WEBHOOK_MAX_PER_WORKSPACE must be at most 1000 (got 1001)']);
-    expect(configProblems({ WEBHOOK_MAX_PER_WORKSPACE: 'lots' })).toEqual(['WEBHOOK_MAX_PER_WORKSPACE must be an integer (got "lots")']);
-    expect(configProblems({ OUTBOUND_ALLOW_CIDRS: 'localhost' })).toEqual([expect.stringMatching(/^OUTBOUND_ALLOW_CIDRS must be a comma-separated list of CIDRs/)]);
+    expect(configProblems({ WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'), WEBHOOK_MAX_PER_WORKSPACE: '1001' })).toEqual(['WEBHOOK_MAX_PER_WORKSPACE must be at most 1000 (got 1001)']);
+    expect(configProblems({ WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'), WEBHOOK_MAX_PER_WORKSPACE: 'lots' })).toEqual(['WEBHOOK_MAX_PER_WORKSPACE must be an integer (got "lots")']);
+    expect(configProblems({ WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'), OUTBOUND_ALLOW_CIDRS: 'localhost' })).toEqual([expect.stringMatching(/^OUTBOUND_ALLOW_CIDRS must be a comma-separated list of CIDRs/)]);
   });
 });
 

@@ -1,6 +1,6 @@
 import { EnvSource, env, parseConfig } from '@sa/config';
 import { outboundPolicyFromEnv } from '@sa/net-guard';
-import { DeliveryStatus, DeliveryView, SecretBox, WebhookAdmin, WebhookAdminOptions, parseSecretKey } from '@sa/webhook-registry';
+import { DeliveryStatus, DeliveryView, SecretBox, WebhookAdmin, WebhookAdminOptions, webhookSecretKeyConfig } from '@sa/webhook-registry';
 
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['pending', 'sending', 'succeeded', 'failed'];
 
@@ -17,26 +17,21 @@ export const DEFAULT_REDELIVER_WAIT_SECONDS = 15;
 export const REDELIVER_POLL_MS = 200;
 
 const webhookConfig = {
-  // Never echoed: parseSecretKey's messages do not repeat the value.
-  secretKey: (src: EnvSource, problems: string[]): Buffer | null => {
-    try {
-      return parseSecretKey(src['WEBHOOK_SECRET_KEY']);
-    } catch (err) {
-      problems.push((err as Error).message);
-      return null;
-    }
-  },
+  // Never echoed: the key's messages do not repeat the value.
+  secretKey: webhookSecretKeyConfig,
   maxPerWorkspace: env.int('WEBHOOK_MAX_PER_WORKSPACE', 20, { min: 1, max: 1000 }),
 };
 
 /**
- * What WebhookAdmin needs, from the environment: WEBHOOK_SECRET_KEY (seals new signing secrets),
- * WEBHOOK_MAX_PER_WORKSPACE, and the outbound policy (OUTBOUND_ALLOWED_PORTS, OUTBOUND_ALLOW_CIDRS …)
- * that endpoint URLs are checked against. Throws a ConfigError listing every problem.
+ * What WebhookAdmin needs, from the environment: the key that seals new signing secrets
+ * (WEBHOOK_SECRET_KEY; required with NODE_ENV=production, else the local key file that `npm start`
+ * uses too, WEBHOOK_SECRET_KEY_FILE or .data/webhook-secret-key), WEBHOOK_MAX_PER_WORKSPACE, and
+ * the outbound policy (OUTBOUND_ALLOWED_PORTS, OUTBOUND_ALLOW_CIDRS …) that endpoint URLs are
+ * checked against. Throws a ConfigError listing every problem.
  */
 export function webhookAdminOptions(source: EnvSource = process.env): WebhookAdminOptions {
   const c = parseConfig(webhookConfig, source);
-  return { secrets: new SecretBox(c.secretKey), policy: outboundPolicyFromEnv(source), maxPerWorkspace: c.maxPerWorkspace };
+  return { secrets: new SecretBox(c.secretKey.key), policy: outboundPolicyFromEnv(source), maxPerWorkspace: c.maxPerWorkspace };
 }
 
 export type RedeliverOutcome = DeliveryView & { note?: string };

@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { DEFAULT_DATABASE_URL, DEFAULT_NATS_URL } from '@sa/config';
+import { describeSecretKey, loadOrCreateKeyFile, localSecretKeyFile, parseSecretKey } from '@sa/webhook-registry';
 import { runMigrations } from '../migrate/run-migrations';
 import { APPS, System } from './system';
 
@@ -16,10 +17,12 @@ async function main(): Promise<void> {
   if (process.stdout.isTTY && env['LOG_PRETTY'] === undefined) env['LOG_PRETTY'] = 'true';
   const say = (line: string) => process.stdout.write(`[launcher] ${line}\n`);
 
+  const root = path.resolve(__dirname, '..', '..', '..');
+  say(webhookSecretKey(env, root));
   say(`database ${redact(env['DATABASE_URL']!)}`);
   await runMigrations(env['DATABASE_URL']!, say);
 
-  const system = new System({ root: path.resolve(__dirname, '..', '..', '..'), env, output: { kind: 'inherit' }, restartOnCrash: true, onEvent: say });
+  const system = new System({ root, env, output: { kind: 'inherit' }, restartOnCrash: true, onEvent: say });
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -40,6 +43,21 @@ async function main(): Promise<void> {
     `\n  REST API base URL: ${system.baseUrl}\n  MCP server URL:    ${system.mcpUrl}\n  OpenAPI document:  ${system.baseUrl}/openapi.json\n` +
       `  Ops endpoints:     http://127.0.0.1:<port>/healthz, /readyz, /metrics (${ops})\n\n  Press Ctrl-C to stop.\n\n`,
   );
+}
+
+/**
+ * A laptop install has no WEBHOOK_SECRET_KEY: the apps (which run with NODE_ENV=production and so
+ * require one) get the key in the local key file, created on the first start (0600) and reused
+ * after, so webhook signing secrets are always stored encrypted. The admin CLI finds the same
+ * file. Returns the line to print: where the key is, never the key.
+ */
+function webhookSecretKey(env: NodeJS.ProcessEnv, root: string): string {
+  const given = parseSecretKey(env['WEBHOOK_SECRET_KEY']); // a malformed key stops the launcher here
+  if (given) return 'webhook signing secrets are encrypted with WEBHOOK_SECRET_KEY';
+  const file = localSecretKeyFile(env, root);
+  const { key, created } = loadOrCreateKeyFile(file);
+  env['WEBHOOK_SECRET_KEY'] = key.toString('hex');
+  return describeSecretKey({ key, source: { kind: 'file', path: file, created }, toJSON: () => null });
 }
 
 function redact(url: string): string {

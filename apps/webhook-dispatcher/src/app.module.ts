@@ -8,16 +8,16 @@ import { createLogger } from '@sa/logging';
 import { OpsModule } from '@sa/ops';
 import { MessagingModule } from '@sa/messaging';
 import { outboundPolicyFromEnv } from '@sa/net-guard';
-import { SecretBox, parseSecretKey } from '@sa/webhook-registry';
+import { SecretBox } from '@sa/webhook-registry';
 import { DISPATCHER_CONFIG, DISPATCHER_LOGGER, DISPATCHER_POLICY, WebhookDispatcherConfig, loadWebhookDispatcherConfig } from './config/webhook-dispatcher.config';
 import { DeliveriesRepository } from './delivery/deliveries.repository';
 import { DeliveryEngine, SECRET_BOX } from './delivery/delivery-engine';
 import { DispatchHandler } from './delivery/dispatch.handler';
+import { SecretSealer } from './delivery/secret-sealer';
 import { WorkspaceEntitlements } from './delivery/workspace-entitlements';
 
+// Fails at start, not at the first delivery, on a malformed key, or on none in production.
 const config = loadWebhookDispatcherConfig();
-// Fails at start, not at the first delivery, on a malformed key.
-const secretKey = parseSecretKey(config.secretKey);
 
 /**
  * The webhook dispatcher (spec part 6): a durable JetStream consumer of the five webhook events,
@@ -42,7 +42,7 @@ const secretKey = parseSecretKey(config.secretKey);
     { provide: DISPATCHER_LOGGER, useValue: createLogger('webhook-dispatcher', { level: config.logLevel }) },
     // Webhook requests never follow redirects; the timeout is the delivery timeout.
     { provide: DISPATCHER_POLICY, useFactory: () => ({ ...outboundPolicyFromEnv(), timeoutMs: config.timeoutMs, maxRedirects: 0 }) },
-    { provide: SECRET_BOX, useValue: new SecretBox(secretKey) },
+    { provide: SECRET_BOX, useValue: new SecretBox(config.secretKey.key) },
     {
       provide: WorkspaceEntitlements,
       inject: [getDataSourceToken(), DISPATCHER_CONFIG, DISPATCHER_LOGGER],
@@ -50,6 +50,7 @@ const secretKey = parseSecretKey(config.secretKey);
     },
     DeliveriesRepository,
     DeliveryEngine,
+    SecretSealer,
     DispatchHandler,
     provideEventConsumer({
       durable: 'webhook-dispatcher',

@@ -27,25 +27,32 @@ export function parseSecretKey(raw: string | undefined): Buffer | null {
 
 /**
  * How signing secrets are kept in webhooks.webhooks.secret. The dispatcher needs the secret itself
- * to sign (a hash would not do), so with a key (WEBHOOK_SECRET_KEY) it is stored sealed with
- * AES-256-GCM (`v1:<iv>:<tag>:<ciphertext>`, base64url); without one it is stored as issued.
+ * to sign (a hash would not do), so it is stored sealed with AES-256-GCM under the key
+ * (WEBHOOK_SECRET_KEY, or a laptop's local key file): `v1:<iv>:<tag>:<ciphertext>`, base64url.
+ * Rows written before encryption at rest hold the secret as issued (`whsec_…`): open() still reads
+ * them, and sealPlaintextSecrets encrypts them when a dispatcher starts.
  */
 export class SecretBox {
-  constructor(private readonly key: Buffer | null) {}
+  constructor(private readonly key: Buffer) {
+    if (key.length !== 32) throw new Error('a SecretBox needs a 32-byte key');
+  }
 
   seal(secret: string): string {
-    if (!this.key) return secret;
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, iv);
     const body = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
     return `${SEALED_PREFIX}${iv.toString('base64url')}:${cipher.getAuthTag().toString('base64url')}:${body.toString('base64url')}`;
   }
 
-  /** The secret as issued; throws when it is sealed and the key is missing or different. */
+  /** True for a secret stored as issued, before encryption at rest. */
+  static isPlaintext(stored: string): boolean {
+    return stored.startsWith(SIGNING_SECRET_PREFIX);
+  }
+
+  /** The secret as issued; throws when it is sealed with a different key. */
   open(stored: string): string {
-    if (stored.startsWith(SIGNING_SECRET_PREFIX)) return stored;
+    if (SecretBox.isPlaintext(stored)) return stored;
     if (!stored.startsWith(SEALED_PREFIX)) throw new Error('unrecognised signing secret format');
-    if (!this.key) throw new Error('the signing secret is encrypted and WEBHOOK_SECRET_KEY is not set');
     const [iv, tag, body] = stored.slice(SEALED_PREFIX.length).split(':');
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv ?? '', 'base64url'), { authTagLength: AUTH_TAG_LENGTH });

@@ -9,7 +9,8 @@ import { Resolver, outboundPolicy } from '@sa/net-guard';
 // Test-only dependency; the module-boundary rule does not tell tests from library code.
 import { createTestDatabase } from '@sa/testing';
 import { DELIVERIES_CHANNEL, DeliveryStatus } from './channels';
-import { SecretBox } from './signing-secret';
+import { sealPlaintextSecrets } from './seal-plaintext';
+import { SecretBox, generateSigningSecret } from './signing-secret';
 import { WebhookAdmin, WebhookAdminOptions, WebhookInputError } from './webhook-admin';
 
 // WebhookAdmin against a fresh migrated database: registrations, the delivery log as the
@@ -175,11 +176,28 @@ describe('create', () => {
     expect(secrets.open(row.secret)).toBe(created.secret);
   });
 
-  it('stores the secret as issued when no key is configured', async () => {
+  it('sealPlaintextSecrets encrypts secrets stored as issued (before encryption at rest) once, keeping their values', async () => {
     const ws = await newWorkspace();
-    const created = await webhookAdmin({ secrets: new SecretBox(null) }).create({ workspaceId: ws, url: 'https://hooks.example.com/plain', events: ['all'] });
-    const [row] = await ds.query(`SELECT secret FROM webhooks.webhooks WHERE id = $1`, [created.id]);
-    expect(row.secret).toBe(created.secret);
+    const legacy = [generateSigningSecret(), generateSigningSecret()];
+    const ids: string[] = [];
+    for (const secret of legacy) {
+      const [row] = await ds.query(`INSERT INTO webhooks.webhooks (tenant_id, url, events, secret) VALUES ($1, 'https://hooks.example.com/old', '{lead.created}', $2) RETURNING id`, [ws, secret]);
+      ids.push(row.id);
+    }
+    const sealedBefore = await admin.create({ workspaceId: ws, url: 'https://hooks.example.com/new', events: ['all'] });
+    const [before] = await ds.query(`SELECT secret FROM webhooks.webhooks WHERE id = $1`, [sealedBefore.id]);
+
+    const counts = await Promise.all([sealPlaintextSecrets(ds, secrets), sealPlaintextSecrets(ds, secrets)]);
+    expect(counts[0] + counts[1]).toBeGreaterThanOrEqual(2);
+    expect(await sealPlaintextSecrets(ds, secrets)).toBe(0);
+    const rows: { id: string; secret: string }[] = await ds.query(`SELECT id, secret FROM webhooks.webhooks WHERE id = ANY($1::uuid[])`, [ids]);
+    for (const row of rows) {
+      expect(row.secret).toMatch(/^v1:/);
+      expect(secrets.open(row.secret)).toBe(legacy[ids.indexOf(row.id)]);
+    }
+    const [after] = await ds.query(`SELECT secret FROM webhooks.webhooks WHERE id = $1`, [sealedBefore.id]);
+    expect(after.secret).toBe(before.secret);
+    expect((await ds.query(`SELECT count(*)::int AS n FROM webhooks.webhooks WHERE starts_with(secret, 'whsec_')`))[0].n).toBe(0);
   });
 
   it('issues a different secret for every webhook', async () => {

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { commonConfig, env, parseConfig } from '@sa/config';
+import { webhookSecretKeyConfig } from '@sa/webhook-registry';
 
 export const DEFAULT_WEBHOOK_USER_AGENT = 'SupportAgent-Webhooks/1.0';
 
@@ -26,8 +27,11 @@ export const loadWebhookDispatcherConfig = (source: Record<string, string | unde
       sweepMs: env.int('WEBHOOK_SWEEP_MS', 2000, { min: 50, max: 600_000 }),
       /** Finished deliveries (and their attempts) older than this are deleted. */
       logRetentionDays: env.int('WEBHOOK_LOG_RETENTION_DAYS', 30, { min: 1, max: 3650 }),
-      /** 32 bytes (hex or base64) that encrypt signing secrets at rest; unset: stored as issued. */
-      secretKey: env.optionalStr('WEBHOOK_SECRET_KEY'),
+      /**
+       * The key that encrypts signing secrets at rest: WEBHOOK_SECRET_KEY (32 bytes, hex or base64),
+       * required with NODE_ENV=production; otherwise the local key file (.data/webhook-secret-key).
+       */
+      secretKey: webhookSecretKeyConfig,
       userAgent: env.str('WEBHOOK_USER_AGENT', DEFAULT_WEBHOOK_USER_AGENT),
       /** This dispatcher's name in the delivery log's leases: unique per running process. */
       instanceId: env.str('WEBHOOK_DISPATCHER_ID', `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`),

@@ -25,11 +25,11 @@ let server: http.Server;
 let port: number;
 const hits: { path: string; headers: http.IncomingHttpHeaders; body: string }[] = [];
 const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined, child: () => silent } as never;
-const key = parseSecretKey('11'.repeat(32));
+const key = parseSecretKey('11'.repeat(32))!;
 const box = new SecretBox(key);
 
 const configFor = (instanceId: string, extra: Record<string, string> = {}) =>
-  loadWebhookDispatcherConfig({ DATABASE_URL: db.url, WEBHOOK_DISPATCHER_ID: instanceId, WEBHOOK_LEASE_MS: '1000', WEBHOOK_SWEEP_MS: '100000', WEBHOOK_TIMEOUT_MS: '400', ...extra });
+  loadWebhookDispatcherConfig({ DATABASE_URL: db.url, WEBHOOK_SECRET_KEY: '11'.repeat(32), WEBHOOK_DISPATCHER_ID: instanceId, WEBHOOK_LEASE_MS: '1000', WEBHOOK_SWEEP_MS: '100000', WEBHOOK_TIMEOUT_MS: '400', ...extra });
 
 let scaleWs: string;
 let growthWs: string;
