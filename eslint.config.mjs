@@ -43,7 +43,7 @@ function boundaries({ testFiles }) {
 }
 
 export default [
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '**/*.js', '**/*.cjs', '**/*.mjs', 'tmp/**'] },
+  { ignores: ['dist/**', '**/dist/**', 'node_modules/**', 'coverage/**', '**/*.js', '**/*.cjs', '**/*.mjs', 'tmp/**'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],

@@ -16,6 +16,8 @@ const swc = [
 
 const moduleNameMapper = {
   '^@sa/(.*)$': '<rootDir>/libs/$1/src/index.ts',
+  // The publishable webhooks package, as the SDK imports it.
+  '^@support-agent/webhooks$': '<rootDir>/libs/webhooks/src/index.ts',
 };
 
 const common = {
@@ -23,8 +25,10 @@ const common = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': swc },
   moduleNameMapper,
+  // Relative `./x.js` imports of our TypeScript sources (the publishable packages use them) find x.ts.
+  resolver: '<rootDir>/tools/jest/resolver.js',
   moduleFileExtensions: ['ts', 'js', 'json'],
-  modulePathIgnorePatterns: ['<rootDir>/dist/'],
+  modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/libs/[^/]+/dist/'],
 };
 
 module.exports = {

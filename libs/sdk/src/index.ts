@@ -1,9 +1,9 @@
 import createClient, { type Client } from 'openapi-fetch';
-import type { components, paths } from './schema';
+import type { components, paths } from './schema.js';
 
-export type { components, operations, paths } from './schema';
+export type { components, operations, paths } from './schema.js';
 /** The webhook receiver helper (spec part 6): verify a delivery with its raw body and secret. */
-export * from '@sa/webhooks';
+export * from '@support-agent/webhooks';
 
 export type Schemas = components['schemas'];
 export type SupportAgentClient = Client<paths>;

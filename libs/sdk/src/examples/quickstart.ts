@@ -7,7 +7,7 @@
  * fact, waits until the document is indexed, streams an answer, reads the conversation back, and
  * checks a webhook signature the way a receiver would.
  */
-import { createSupportAgentClient, signWebhook, streamChat, verifyWebhook } from '../index';
+import { createSupportAgentClient, signWebhook, streamChat, verifyWebhook } from '../index.js';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
