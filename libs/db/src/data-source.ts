@@ -34,7 +34,7 @@ export function dataSourceOptions(opts: DbOptions): DataSourceOptions {
     uuidExtension: 'pgcrypto',
     applicationName: opts.applicationName,
     extra: { max: opts.poolSize ?? 10, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30000 },
-    logger: new PinoQueryLogger(opts.logger ?? createLogger(opts.applicationName)),
+    logger: new PinoQueryLogger(opts.logger ?? (() => createLogger(opts.applicationName))),
   };
 }
 

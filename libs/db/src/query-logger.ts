@@ -36,10 +36,21 @@ interface PgErrorFields {
  * answered 409, say).
  */
 export class PinoQueryLogger implements TypeOrmLogger {
-  constructor(private readonly logger: PinoLogger) {}
+  private made: PinoLogger | null;
+
+  /** `logger`, or a function that makes it when the first line is written (most processes never need one). */
+  constructor(private readonly source: PinoLogger | (() => PinoLogger)) {
+    this.made = typeof source === 'function' ? null : source;
+  }
+
+  private get logger(): PinoLogger {
+    this.made ??= typeof this.source === 'function' ? this.source() : this.source;
+    return this.made;
+  }
 
   logQuery(query: string, parameters?: unknown[]): void {
-    if (this.logger.isLevelEnabled('trace')) this.logger.trace({ query: { sql: sqlText(query), parameter_count: parameterCount(parameters) } }, 'query');
+    // Every query passes here: a logger made for it alone would cost more than the line is worth.
+    if (this.made?.isLevelEnabled('trace')) this.logger.trace({ query: { sql: sqlText(query), parameter_count: parameterCount(parameters) } }, 'query');
   }
 
   logQueryError(error: string | Error, query: string, parameters?: unknown[]): void {
