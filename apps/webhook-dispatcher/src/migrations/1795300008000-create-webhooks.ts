@@ -5,7 +5,7 @@ import { outboxTablesSql } from '@sa/events';
  * Webhooks (spec part 6): registrations, one delivery per (event, webhook) and every attempt.
  *
  *  - webhooks.webhooks: the endpoint, the event kinds, the scope (all bots, or bot_id) and the
- *    signing secret (sealed when WEBHOOK_SECRET_KEY is set). The dispatcher reads them in the
+ *    signing secret (encrypted with the webhook secret key). The dispatcher reads them in the
  *    statement that creates an event's deliveries, so a change applies to the next event.
  *  - webhooks.deliveries: created when the dispatcher consumes the event; the unique
  *    (event_id, webhook_id) makes a second delivery of one event to one webhook impossible.
