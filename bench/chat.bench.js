@@ -251,8 +251,8 @@ module.exports = {
         problem('gateway', err.message);
         return null;
       }
-      if (r.status !== 200 || !r.frames.length) {
-        problem('gateway', `status ${r.status}, ${r.frames.length} frames: ${r.raw.slice(0, 200)}`);
+      if (r.status !== 200 || !r.frames.length || r.finishReason !== 'stop') {
+        problem('gateway', `status ${r.status}, ${r.frames.length} frames, finish_reason ${r.finishReason}: ${r.raw.slice(0, 200)}`);
         return null;
       }
       if (r.headers['x-session-id'] !== sessionId) problem('gateway', `x-session-id ${r.headers['x-session-id']} instead of ${sessionId}`);

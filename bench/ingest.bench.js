@@ -22,6 +22,11 @@
 //   The table: p50 and max time-to-ready against the goal (<= 3 s) with the baseline and the
 //   ratio; the server-side share (documents.created_at -> finished_at, from the database);
 //   chunk_count as stored by the service next to the baseline's chunk count.
+//   4. fairness across workspaces (issue #14, item 15): a small document's time-to-ready when its
+//      workspace's queue is empty (baseline), then when another workspace has just queued
+//      BENCH_INGEST_BACKLOG (150) documents of the same size ahead of it; and how many of the
+//      backlog's documents were finished before it (workspaces take turns: about
+//      KNOWLEDGE_CONCURRENCY, not the whole backlog).
 const { randomBytes, randomUUID } = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
@@ -36,6 +41,9 @@ const TEXT_CHARS = 200_000;
 const POLL_MS = 25;
 const RUNS = Math.max(1, Number(process.env.BENCH_INGEST_RUNS || 5));
 const WARMUPS = Math.max(0, Number(process.env.BENCH_INGEST_WARMUPS || 2));
+/** Fairness phase: documents another workspace queues ahead of one small document. */
+const BACKLOG = Math.max(1, Number(process.env.BENCH_INGEST_BACKLOG || 150));
+const SMALL_CHARS = 4000;
 /** A document not ready after this long fails the run. */
 const READY_TIMEOUT_MS = Number(process.env.BENCH_INGEST_TIMEOUT_MS || 60_000);
 const DIST = path.join(infra.ROOT, 'dist', 'apps', 'knowledge', 'src');
@@ -203,6 +211,48 @@ module.exports = {
       );
     }
 
+    // Fairness: a small document alone, then behind another workspace's backlog.
+    const other = await infra.admin(dbUrl, ['workspace', 'create', '--name', 'Bench ingest backlog', '--plan', 'scale']);
+    const otherTok = await infra.admin(dbUrl, ['token', 'create', '--workspace', other.id, '--scopes', 'all', '--name', 'bench-ingest-backlog']);
+    const small = mixedLanguageText(SMALL_CHARS, 2);
+    /** POSTs a small document for `token` and polls until ready: the client-side time-to-ready and the document id. */
+    const smallRun = async (label) => {
+      const start = now();
+      const posted = await api(system.baseUrl, tok.token, 'POST', '/kb/ingest', { title: `Small (${label})`, text: small });
+      if (posted.status !== 202) throw new Error(`POST /v1/kb/ingest answered ${posted.status}: ${posted.text.slice(0, 500)}`);
+      const id = posted.body.data.id;
+      for (;;) {
+        const list = await api(system.baseUrl, tok.token, 'GET', '/kb');
+        const doc = list.body?.data?.find((d) => d.id === id);
+        if (doc?.status === 'ready') return { ms: now() - start, id };
+        if (doc?.status === 'failed') throw new Error(`document ${id} failed: ${doc.failure_reason}`);
+        if (now() - start > READY_TIMEOUT_MS) throw new Error(`document ${id} not ready after ${READY_TIMEOUT_MS} ms (status ${doc?.status})`);
+        await sleep(POLL_MS);
+      }
+    };
+    const alone = await smallRun('alone');
+    const backlogPosts = await Promise.all(
+      Array.from({ length: BACKLOG }, (_, i) => api(system.baseUrl, otherTok.token, 'POST', '/kb/ingest', { title: `Backlog ${i + 1}`, text: small })),
+    );
+    const refused = backlogPosts.filter((r) => r.status !== 202);
+    if (refused.length) throw new Error(`${refused.length} backlog documents were refused: ${refused[0].status} ${refused[0].text.slice(0, 300)}`);
+    const behind = await smallRun('behind a backlog');
+    const [{ ahead, waiting }] = (
+      await reader.query(
+        `SELECT count(*) FILTER (WHERE finished_at <= (SELECT finished_at FROM knowledge.documents WHERE id = $2))::int AS ahead,
+                count(*) FILTER (WHERE status IN ('queued', 'processing'))::int AS waiting
+           FROM knowledge.documents WHERE tenant_id = $1`,
+        [other.id, behind.id],
+      )
+    ).rows;
+    ctx.log(`fairness: small document alone ${alone.ms.toFixed(0)} ms, behind ${BACKLOG} documents of another workspace ${behind.ms.toFixed(0)} ms; ${ahead} of them finished before it, ${waiting} still waiting then`);
+    // Let the backlog drain so that the apps stop cleanly.
+    const drainStart = now();
+    while ((await reader.query(`SELECT count(*)::int AS n FROM knowledge.documents WHERE status IN ('queued', 'processing')`)).rows[0].n > 0) {
+      if (now() - drainStart > READY_TIMEOUT_MS * 2) throw new Error('the backlog did not drain');
+      await sleep(100);
+    }
+
     const sv = stats(service.map((s) => s.ms));
     const server = stats(service.map((s) => s.serverMs));
     const post = stats(service.map((s) => s.postMs));
@@ -220,6 +270,15 @@ module.exports = {
       { figure: 'of which queued -> ready in the service, p50 ms (DB timestamps)', goal: '-', measured: server.p50, baseline: bl.p50, ratio: ratio(server.p50, bl.p50), pass: null },
       { figure: 'of which POST /v1/kb/ingest -> 202, p50 ms', goal: '-', measured: post.p50, baseline: null, ratio: null, pass: null },
       { figure: 'chunk_count (service vs in-process chunkText)', goal: 'equal', measured: chunkCounts.join('/'), baseline: baselineChunks, ratio: null, pass: chunkCounts.length === 1 && chunkCounts[0] === baselineChunks },
+      {
+        figure: `small document behind another workspace's ${BACKLOG} documents: time to ready ms (baseline: alone)`,
+        goal: `<= ${GOAL_MS} ms`,
+        measured: round(behind.ms, 1),
+        baseline: round(alone.ms, 1),
+        ratio: ratio(behind.ms, alone.ms),
+        pass: behind.ms <= GOAL_MS,
+      },
+      { figure: `of the ${BACKLOG} documents queued ahead of it, finished before it`, goal: '-', measured: ahead, baseline: null, ratio: null, pass: null },
     ];
     return {
       rows,
@@ -242,6 +301,7 @@ module.exports = {
         },
         service,
         baseline,
+        fairness: { backlog: BACKLOG, smallChars: SMALL_CHARS, aloneMs: round(alone.ms, 1), behindMs: round(behind.ms, 1), backlogFinishedBefore: ahead, backlogWaitingThen: waiting },
         embedder: service[0].embedder,
         env: Object.fromEntries(Object.entries(env).filter(([k]) => !['DATABASE_URL', 'NATS_URL', 'GATEWAY_PORT', 'MCP_PORT'].includes(k))),
       },

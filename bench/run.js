@@ -117,6 +117,7 @@ function parseArgs(argv) {
       BENCH_CHAT_TIMELINE: '0',
       BENCH_INGEST_RUNS: '1',
       BENCH_INGEST_WARMUPS: '0',
+      BENCH_INGEST_BACKLOG: '20',
       BENCH_WEBHOOKS_LOAD_RATE: '200',
       BENCH_WEBHOOKS_LATENCY_RATE: '20',
     };

@@ -32,6 +32,8 @@ describe('chat, conversations and analytics (spec parts 2, 4, 5)', () => {
     expect(res.frames.length).toBeGreaterThanOrEqual(1);
     expect(res.raw).toMatch(/^(data: \{.*\}\n\n)+$/s);
     for (const f of res.frames) expect(typeof f.choices[0].delta.content).toBe('string');
+    // The last frame says the answer is complete (README, Chat); there is no [DONE].
+    expect(res.frames.at(-1)).toEqual({ choices: [{ index: 0, delta: { content: '' }, finish_reason: 'stop' }] });
     expect(res.text).toContain('900 dollars');
     expect(res.firstFrameMs).not.toBeNull();
     expect(res.firstFrameMs!).toBeLessThanOrEqual(res.endMs);
@@ -39,7 +41,8 @@ describe('chat, conversations and analytics (spec parts 2, 4, 5)', () => {
     const messages = await waitFor(async () => (await ws.api.get('/conversations/e2e-session-1')).body.data, (m: any[]) => m.length === 2);
     expect(messages.map((m: any) => m.role)).toEqual(['user', 'assistant']);
     expect(messages[1].content).toBe(res.text);
-    expect(messages[1].source_urls).toEqual(expect.any(Array));
+    // A text document has no URL: source_urls is an array of URLs, so it is empty (never the title).
+    expect(messages[1].source_urls).toEqual([]);
     expect(messages[0]).toEqual({
       id: expect.any(String),
       tenant_id: ws.id,

@@ -102,14 +102,14 @@ describe('graceful shutdown: rolling restarts under load lose nothing accepted',
   });
 
   it('chat: the replica that gets SIGTERM streams every answer it started to the end', async () => {
-    const results: { status: number; text: string }[] = [];
+    const results: { status: number; text: string; finishReason: string | null }[] = [];
     const load = Promise.all(Array.from({ length: 12 }, (_, i) => new Promise((r) => setTimeout(r, i * 80)).then(() => chat(gatewayPorts['gateway'], `chat-roll-${i}`)).then((res) => results.push(res))));
     await new Promise((r) => setTimeout(r, 500));
     const code = await stopGracefully('chat-1');
     await load;
     expect(code).toBe(0);
     expect(results).toHaveLength(12);
-    for (const r of results) expect({ status: r.status, text: r.text }).toEqual({ status: 200, text: ANSWER });
+    for (const r of results) expect({ status: r.status, text: r.text, end: r.finishReason }).toEqual({ status: 200, text: ANSWER, end: 'stop' });
     // The other replica carries on alone; a new one joins (the rolling restart's second half).
     expect((await chat(gatewayPorts['gateway'], 'chat-after')).text).toBe(ANSWER);
     await replica('chat', 'chat-3');

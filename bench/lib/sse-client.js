@@ -19,7 +19,8 @@ class SseClient {
 
   /**
    * POSTs `body` (JSON) to `path` and reads the answer. Resolves to
-   * { status, headers, headersMs, firstFrameMs, endMs, frames, text, json?, raw }; rejects only
+   * { status, headers, headersMs, firstFrameMs, endMs, frames, text, finishReason, json?, raw }
+   * (finishReason: the last frame's choices[0].finish_reason, `stop` for a complete answer); rejects only
    * on a network error or a malformed stream.
    */
   post(path, body, headers = {}) {
@@ -36,7 +37,7 @@ class SseClient {
           headers: { 'content-type': 'application/json', accept: 'text/event-stream', 'content-length': payload.length, ...headers },
         },
         (res) => {
-          const out = { status: res.statusCode, headers: res.headers, headersMs: now() - started, firstFrameMs: null, endMs: 0, frames: [], text: '', raw: '' };
+          const out = { status: res.statusCode, headers: res.headers, headersMs: now() - started, firstFrameMs: null, endMs: 0, frames: [], text: '', finishReason: null, raw: '' };
           const isStream = String(res.headers['content-type'] || '').startsWith('text/event-stream');
           res.setEncoding('utf8');
           let buffer = '';
@@ -57,6 +58,7 @@ class SseClient {
               const json = JSON.parse(frame.slice(6));
               out.frames.push(json);
               out.text += json.choices[0].delta.content;
+              out.finishReason = json.choices[0].finish_reason ?? null;
             }
           });
           res.on('end', () => {

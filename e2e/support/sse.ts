@@ -7,6 +7,8 @@ export interface SseResult {
   frames: any[];
   /** choices[0].delta.content of every frame, joined. */
   text: string;
+  /** choices[0].finish_reason of the last frame (`stop` or `error`), null when the stream had none. */
+  finishReason: string | null;
   /** ms from the request to the first frame, and to the end of the stream. */
   firstFrameMs: number | null;
   endMs: number;
@@ -29,7 +31,7 @@ export async function postSse(path: string, body: unknown, token: string, opts: 
     body: JSON.stringify(body),
     signal: controller.signal,
   });
-  const result: SseResult = { status: res.status, headers: res.headers, frames: [], text: '', firstFrameMs: null, endMs: 0, raw: '' };
+  const result: SseResult = { status: res.status, headers: res.headers, frames: [], text: '', finishReason: null, firstFrameMs: null, endMs: 0, raw: '' };
   if (!res.headers.get('content-type')?.startsWith('text/event-stream')) {
     result.raw = await res.text();
     result.json = result.raw ? JSON.parse(result.raw) : undefined;
@@ -55,6 +57,7 @@ export async function postSse(path: string, body: unknown, token: string, opts: 
         if (result.firstFrameMs === null) result.firstFrameMs = Date.now() - started;
         result.frames.push(json);
         result.text += json.choices[0].delta.content;
+        result.finishReason = json.choices[0].finish_reason ?? null;
         if (opts.abortAfterFrames && result.frames.length >= opts.abortAfterFrames) {
           controller.abort();
           result.endMs = Date.now() - started;

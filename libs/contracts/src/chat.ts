@@ -33,11 +33,16 @@ export interface ChatTurnStarted {
   language: string;
 }
 
-/** What streams on a turn's subject, in order: deltas, then exactly one end or error. */
+/**
+ * What streams on a turn's subject, in order: deltas, then exactly one end or error, sent once the
+ * turn's save has succeeded or failed. `end`: the answer is complete and stored. `error`: the
+ * answer broke off; `stored` says whether the turn (what was produced) was stored and counted
+ * against the quota, or neither (a failed save gives the reserved message back).
+ */
 export type ChatStreamEvent =
   | { type: 'delta'; text: string }
   | { type: 'end'; assistant_message_id: string; unanswered: boolean; source_urls: string[] }
-  | { type: 'error'; code: string; message: string };
+  | { type: 'error'; code: string; message: string; stored: boolean };
 
 /** chat.turn.cancel (published, not requested): the client went away; stop generating. */
 export interface ChatTurnCancel {

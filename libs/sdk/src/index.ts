@@ -51,18 +51,38 @@ function messageOf(body: unknown): string {
   return JSON.stringify(body);
 }
 
+/**
+ * A chat answer that did not end complete: its last frame said `finish_reason: "error"` (code and
+ * message from the frame's `error` object), or the stream closed without a last frame (code
+ * `incomplete`: the connection broke).
+ */
+export class ChatStreamError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ChatStreamError';
+  }
+}
+
 export interface ChatStream {
   /** The conversation's session id (X-Session-Id): pass it as sessionId to continue. */
   sessionId: string | null;
   /** The bot that answered (X-Chatbot-Id), when one did. */
   chatbotId: string | null;
-  /** The reply's text fragments as they arrive (choices[0].delta.content of each SSE frame). */
+  /**
+   * The reply's text fragments as they arrive (choices[0].delta.content of each SSE frame). Ends
+   * normally only when the answer is complete (last frame `finish_reason: "stop"`); an answer that
+   * broke off throws ChatStreamError after the fragments that did arrive.
+   */
   deltas: AsyncGenerator<string>;
 }
 
 /**
  * POST /chat with the answer as it streams. Errors before the answer starts (validation, auth,
- * quota, …) are thrown as SupportAgentError; then `deltas` yields each fragment.
+ * quota, …) are thrown as SupportAgentError; then `deltas` yields each fragment, and throws
+ * ChatStreamError when the answer breaks off.
  *
  *   const chat = await streamChat({ baseUrl, token }, { message: 'Do you ship to Lagos?', chatbotId });
  *   for await (const text of chat.deltas) process.stdout.write(text);
@@ -87,7 +107,11 @@ export async function streamChat(opts: ClientOptions, body: Schemas['ChatRequest
   return { sessionId: res.headers.get('x-session-id'), chatbotId: res.headers.get('x-chatbot-id'), deltas: sseDeltas(res.body) };
 }
 
-/** The text deltas of a stream of `data: <json>` SSE frames. */
+/**
+ * The text deltas of a stream of `data: <json>` SSE frames, up to the last frame: returns after
+ * `finish_reason: "stop"`; throws ChatStreamError on `finish_reason: "error"` or when the stream
+ * closes without a last frame.
+ */
 export async function* sseDeltas(stream: ReadableStream<Uint8Array>): AsyncGenerator<string> {
   const reader = stream.getReader();
   const decoder = new TextDecoder();
@@ -107,10 +131,13 @@ export async function* sseDeltas(stream: ReadableStream<Uint8Array>): AsyncGener
           .join('\n');
         if (!data || data === '[DONE]') continue;
         const chunk = JSON.parse(data) as Schemas['ChatChunk'];
-        const text = chunk.choices?.[0]?.delta?.content;
+        const choice = chunk.choices?.[0];
+        const text = choice?.delta?.content;
         if (typeof text === 'string' && text) yield text;
+        if (choice?.finish_reason === 'stop') return;
+        if (choice?.finish_reason === 'error') throw new ChatStreamError(chunk.error?.code ?? 'error', chunk.error?.message ?? 'The answer broke off');
       }
-      if (done) return;
+      if (done) throw new ChatStreamError('incomplete', 'The chat stream closed before its last frame: the answer may be incomplete');
     }
   } finally {
     reader.releaseLock();

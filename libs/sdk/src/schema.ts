@@ -335,14 +335,28 @@ export interface components {
             /** @enum {string} */
             slot_kind: "plan" | "addon" | "vendor";
         };
-        /** @description The JSON of one `data: <json>` frame of the POST /chat event stream; `choices[0].delta.content` is a string fragment of the reply. */
+        /** @description The JSON of one `data: <json>` frame of the POST /chat event stream; `choices[0].delta.content` is a string fragment of the reply, in every frame. */
         ChatChunk: {
             choices: {
                 delta: {
-                    /** @description A fragment of the reply. */
+                    /** @description A fragment of the reply; an empty string in the last frame. */
                     content: string;
                 };
+                /**
+                 * @description Not in the spec (this implementation adds it; marked x-extension). null in every frame but the last; the last frame says how the stream ended: `stop` (the answer is complete and stored) or `error` (it broke off; see `error`).
+                 * @enum {string|null}
+                 */
+                finish_reason?: "stop" | "error" | null;
+                /** @description Not in the spec (this implementation adds it; marked x-extension): always 0, as in OpenAI chunks. */
+                index?: number;
             }[];
+            /** @description Not in the spec (this implementation adds it; marked x-extension). Only in a last frame whose finish_reason is `error`. */
+            error?: {
+                /** @description Machine code, for example `internal_error` (the answer could not be saved, so it was not counted) or `service_unavailable`. */
+                code: string;
+                /** @description What happened, in words a person can read. */
+                message: string;
+            };
         };
         /** @description One message of a conversation. */
         ChatMessage: {
@@ -892,9 +906,11 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example data: {"choices":[{"delta":{"content":"Hello"}}]}
+                     * @example data: {"choices":[{"index":0,"delta":{"content":"Hello"},"finish_reason":null}]}
                      *
-                     *     data: {"choices":[{"delta":{"content":", how can I help?"}}]}
+                     *     data: {"choices":[{"index":0,"delta":{"content":", how can I help?"},"finish_reason":null}]}
+                     *
+                     *     data: {"choices":[{"index":0,"delta":{"content":""},"finish_reason":"stop"}]}
                      */
                     "text/event-stream": string;
                 };

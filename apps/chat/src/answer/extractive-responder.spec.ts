@@ -34,14 +34,14 @@ describe('extractiveAnswer', () => {
     ['What are your opening hours?', english.hours, 'open Monday to Friday from 9am to 6pm', 'https://shop.example/hours'],
     ['Are you open on Sundays?', english.hours, 'closed on Sundays', 'https://shop.example/hours'],
     ['How many days do I have to return an item?', english.returns, 'within 30 days of delivery', 'https://shop.example/returns'],
-    ['How much does the Premium plan cost per month?', english.pricing, 'The Premium plan costs $29 per month', 'Pricing'],
+    ['How much does the Premium plan cost per month?', english.pricing, 'The Premium plan costs $29 per month', null],
     ['Do you ship to Singapore?', english.shipping, 'We ship to Singapore', 'https://shop.example/shipping'],
     ['How long does shipping take?', english.shipping, '3 to 7 business days', 'https://shop.example/shipping'],
   ])('English: %s', async (question, best, fact, source) => {
     const answer = extractiveAnswer({ question, passages: kb(best), language: 'en' });
     expect(answer.relevant).toBe(true);
     expect(answer.text).toContain(fact);
-    expect(answer.sources).toEqual([source]);
+    expect(answer.sources).toEqual(source ? [source] : []);
     expect((await read(answer.chunks)).join('')).toBe(answer.text);
   });
 
@@ -65,7 +65,18 @@ describe('extractiveAnswer', () => {
 
     const hours = extractiveAnswer({ question: '営業時間を教えてください。', passages: [passages[1], passages[0], passages[2]], language: 'ja-JP' });
     expect(hours.text).toContain('午前9時から午後6時');
-    expect(hours.sources).toEqual(['営業時間']);
+    expect(hours.sources).toEqual([]);
+  });
+
+  it('sources are URLs only: a quoted text document (no source URL) adds none, never its title', () => {
+    const heaters = passage('The premium heater costs 900 dollars. The basic heater costs 450 dollars.', 'Heaters', 0.9);
+    const textOnly = extractiveAnswer({ question: 'How much is the premium heater?', passages: [heaters], language: 'en' });
+    expect(textOnly.relevant).toBe(true);
+    expect(textOnly.sources).toEqual([]);
+    // Mixed: the URL of the page quoted alongside is kept, the text document's title is not.
+    const page = passage('The basic heater costs 450 dollars and ships in two days.', 'Basic heater', 0.8, 'https://shop.example/basic');
+    const mixed = extractiveAnswer({ question: 'How much do the premium and basic heaters cost, and how fast do they ship?', passages: [heaters, page], language: 'en' });
+    expect(mixed.sources.every((s) => s.startsWith('https://'))).toBe(true);
   });
 
   it('Thai: splits unpunctuated Thai and finds the fact', () => {

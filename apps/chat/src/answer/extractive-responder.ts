@@ -18,7 +18,7 @@ export interface ExtractiveAnswer {
   relevant: boolean;
   /** The reply in small pieces (about 20 characters, cut between words), ready to stream. */
   chunks: AsyncIterable<string>;
-  /** source_url, else title, of each passage the reply quotes; empty when not relevant. */
+  /** The source URLs of the passages the reply quotes (text documents have none); empty when not relevant. */
   sources: string[];
   /** The whole reply, as the chunks spell it. */
   text: string;
@@ -185,6 +185,6 @@ export function extractiveAnswer(input: { question: string; passages: readonly P
   const body = join(kept.map((q) => q.text));
   const withLeadIn = (kept.length > 1 && body.length >= LEAD_IN_MIN_CHARS) || otherLanguage(body, language);
   const text = withLeadIn ? `${phrase('leadIn', language)}\n${body}` : body;
-  const sources = [...new Set(kept.map((q) => q.from.passage.source_url ?? q.from.passage.title).filter((s): s is string => !!s))];
+  const sources = [...new Set(kept.map((q) => q.from.passage.source_url).filter((s): s is string => !!s))];
   return answer(text, true, sources);
 }

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
-import { BotSummary, CallerContext, ChatStreamEvent, ChatTurnRequest, ChatTurnStarted, PassageView } from '@sa/contracts';
+import { BotSummary, CallerContext, ChatStreamEvent, ChatTurnRequest, ChatTurnStarted, ErrorCode, PassageView } from '@sa/contracts';
 import { BotAccessDenied, NotFound, QuotaExhausted } from '@sa/errors';
 import { Outbox } from '@sa/events';
 import { NATS_CONNECTION, RpcClient } from '@sa/messaging';
@@ -17,6 +17,7 @@ import { phrase } from '../answer/phrases';
 import { CHAT_LOGGER, CHAT_MODEL } from '../chat.tokens';
 import { CHAT_CONFIG, ChatConfig } from '../config/chat.config';
 import { MessagesRepository } from '../conversations/messages.repository';
+import { StorableStream, storable } from './storable-text';
 
 interface Turn {
   ctx: CallerContext;
@@ -26,14 +27,24 @@ interface Turn {
   language: string;
   detected: string | null;
   passages: PassageView[];
+  /** Aborted with a CutReason. */
   abort: AbortController;
+  /** When the turn's message was counted against the quota (the month to give it back to). */
+  reservedAt: Date;
 }
+
+/** Why generation stopped early: the visitor went away, the turn's time limit, or a shutdown. */
+type CutReason = 'cancelled' | 'time_limit' | 'shutdown';
+
+/** How long to wait before each further try to give a reserved message back. */
+const GIVE_BACK_RETRY_MS = [100, 500];
 
 /**
  * One chat turn: checks (bot, session, quota) and retrieval happen before the turn is accepted, so
  * their errors reach the client as ordinary JSON errors; the answer is then generated in the
  * background and streamed, part by part, on the turn's subject. Whatever was produced is stored
- * (both messages, in one transaction with the turn's events), also when the visitor disconnects.
+ * (both messages, in one transaction with the turn's events), also when the visitor disconnects;
+ * a turn that could not be stored is not counted against the quota.
  */
 @Injectable()
 export class ChatTurnService implements BeforeApplicationShutdown, OnApplicationShutdown {
@@ -77,7 +88,7 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     const passages = searchR.value;
     const { language, detected } = resolveReplyLanguage({ requested: req.language, text: req.message, botLanguage: bot?.language ?? 'en' });
     const abort = new AbortController();
-    const turn: Turn = { ctx, req, sessionId, bot, language, detected, passages, abort };
+    const turn: Turn = { ctx, req, sessionId, bot, language, detected, passages, abort, reservedAt: now };
     const done = this.run(turn).finally(() => this.running.delete(req.turnId));
     this.running.set(req.turnId, { abort, done });
     return { turn_id: req.turnId, session_id: sessionId, chatbot_id: bot?.id ?? null, language };
@@ -86,7 +97,7 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
   /** The visitor went away (chat.turn.cancel): stop generating; what was produced is kept. */
   cancel(turnId: string): boolean {
     const r = this.running.get(turnId);
-    r?.abort.abort();
+    r?.abort.abort('cancelled' satisfies CutReason);
     return !!r;
   }
 
@@ -107,7 +118,7 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
 
   /** Turns still running are cut short and saved; none is left half-written. */
   async onApplicationShutdown(): Promise<void> {
-    for (const r of this.running.values()) r.abort.abort();
+    for (const r of this.running.values()) r.abort.abort('shutdown' satisfies CutReason);
     await Promise.allSettled([...this.running.values()].map((r) => r.done));
   }
 
@@ -115,22 +126,29 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     return this.running.size;
   }
 
+  /**
+   * Generates and streams the answer, stores the turn, then sends exactly one end or error event.
+   * A turn is counted against the quota exactly when it is stored: a save that fails gives the
+   * reserved message back, and the error says that nothing was stored. An answer that broke off
+   * (the model failed, the time limit, a shutdown) is stored as far as it got, counted, and ends
+   * with an error. Everything streamed and stored is made storable first (storable-text.ts).
+   */
   private async run(turn: Turn): Promise<void> {
     const { req, abort } = turn;
-    const timer = setTimeout(() => abort.abort(), this.config.maxTurnMs);
+    const timer = setTimeout(() => abort.abort('time_limit' satisfies CutReason), this.config.maxTurnMs);
     const publish = (event: ChatStreamEvent) => this.nc.publish(req.streamSubject, Buffer.from(JSON.stringify(event)));
-    let text = '';
+    const reply = new StorableStream((text) => publish({ type: 'delta', text }));
     let unanswered = false;
     let handoff: 'explicit' | 'detected' | null = null;
     let sources: string[] = [];
+    let failure: { code: ErrorCode; message: string } | null = null;
     try {
       if (wantsHuman(req.message, turn.language)) {
         handoff = 'explicit';
-        text = phrase('handoff', turn.language);
-        publish({ type: 'delta', text });
+        reply.push(phrase('handoff', turn.language));
       } else if (this.model) {
-        const result = await this.generate(turn, (piece) => publish({ type: 'delta', text: piece }));
-        ({ text, unanswered } = result);
+        const result = await this.generate(turn, (piece) => reply.push(piece));
+        unanswered = result.unanswered;
         if (result.handoff) handoff = 'detected';
         sources = unanswered ? [] : urlsOf(turn.passages);
       } else {
@@ -139,29 +157,51 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
         sources = answer.sources;
         for await (const piece of answer.chunks) {
           if (abort.signal.aborted) break;
-          text += piece;
-          publish({ type: 'delta', text: piece });
+          reply.push(piece);
         }
       }
     } catch (err) {
       if (!abort.signal.aborted) {
         this.logger.error({ request_id: turn.ctx.requestId, err: (err as Error).message }, 'answer generation failed');
-        publish({ type: 'error', code: 'internal_error', message: 'The answer could not be completed' });
+        failure = { code: 'internal_error', message: 'The answer could not be completed' };
       }
     } finally {
       clearTimeout(timer);
+      reply.end();
     }
+    failure ??= cutShort(abort.signal.reason);
+    sources = sources.map(storable);
+
+    let saved: string;
     try {
-      const saved = await this.save(turn, text, unanswered, sources, handoff);
-      publish({ type: 'end', assistant_message_id: saved, unanswered, source_urls: sources });
+      saved = await this.save(turn, reply.text, unanswered, sources, handoff);
     } catch (err) {
-      this.logger.error({ request_id: turn.ctx.requestId, err: (err as Error).message }, 'saving the chat turn failed');
-      publish({ type: 'error', code: 'internal_error', message: 'The answer could not be saved' });
+      this.logger.error({ request_id: turn.ctx.requestId, err: (err as Error).message }, 'saving the chat turn failed; the reserved message is given back');
+      await this.giveBack(turn);
+      publish({ type: 'error', code: 'internal_error', message: 'The answer was not saved, and it was not counted against the message quota', stored: false });
+      return;
+    }
+    publish(failure ? { type: 'error', ...failure, stored: true } : { type: 'end', assistant_message_id: saved, unanswered, source_urls: sources });
+  }
+
+  /** Gives the turn's reserved message back (the turn was not stored), retrying briefly: PostgreSQL may be recovering. */
+  private async giveBack(turn: Turn): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.messages.releaseMessage(this.ds.manager, turn.ctx.tenantId, turn.reservedAt);
+        return;
+      } catch (err) {
+        if (attempt >= GIVE_BACK_RETRY_MS.length) {
+          this.logger.error({ request_id: turn.ctx.requestId, tenant_id: turn.ctx.tenantId, err: (err as Error).message }, 'could not give back the message of a turn that was not stored');
+          return;
+        }
+        await new Promise((r) => setTimeout(r, GIVE_BACK_RETRY_MS[attempt]));
+      }
     }
   }
 
   /** Streams the model's answer; the model's control tokens ([HANDOFF], [NO_ANSWER]) are taken off and reported. */
-  private async generate(turn: Turn, emit: (piece: string) => void): Promise<{ text: string; unanswered: boolean; handoff: boolean }> {
+  private async generate(turn: Turn, emit: (piece: string) => void): Promise<{ unanswered: boolean; handoff: boolean }> {
     const history = this.config.historyMessages ? await this.messages.history(turn.ctx.tenantId, turn.sessionId, this.config.historyMessages) : [];
     const messages = buildMessages({ question: turn.req.message, passages: turn.passages, history, language: turn.language, botName: turn.bot?.name, historyMessages: this.config.historyMessages });
     let text = '';
@@ -175,22 +215,21 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
       text += delta;
       emit(delta);
     }
-    if (!text.trim() && unanswered && !turn.abort.signal.aborted) {
-      text = phrase('noKnowledge', turn.language);
-      emit(text);
-    }
-    return { text, unanswered, handoff };
+    if (!text.trim() && unanswered && !turn.abort.signal.aborted) emit(phrase('noKnowledge', turn.language));
+    return { unanswered, handoff };
   }
 
+  /** Stores both messages and the turn's events in one transaction; `text` and `sources` are storable already. */
   private async save(turn: Turn, text: string, unanswered: boolean, sources: string[], handoff: 'explicit' | 'detected' | null): Promise<string> {
     const { ctx, req } = turn;
+    const question = storable(req.message);
     return this.ds.transaction(async (m) => {
       const { userMessage, assistantMessage } = await this.messages.insertTurn(m, {
         tenantId: ctx.tenantId,
         chatbotId: turn.bot?.id ?? null,
         sessionId: turn.sessionId,
         channel: req.channel,
-        user: { content: req.message, language: turn.detected ?? turn.language },
+        user: { content: question, language: turn.detected ?? turn.language },
         assistant: { content: text, sourceUrls: sources, unanswered },
       });
       const common = { session_id: turn.sessionId, chatbot_id: turn.bot?.id ?? null, channel: req.channel };
@@ -202,7 +241,7 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
         unanswered,
       });
       if (unanswered) {
-        await this.outbox.add(m, 'message.unanswered', ctx.tenantId, { ...common, message_id: assistantMessage.id, user_message_id: userMessage.id, question: req.message, language: turn.language });
+        await this.outbox.add(m, 'message.unanswered', ctx.tenantId, { ...common, message_id: assistantMessage.id, user_message_id: userMessage.id, question, language: turn.language });
       }
       if (handoff) {
         await this.outbox.add(m, 'conversation.handoff', ctx.tenantId, {
@@ -210,7 +249,7 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
           kind: handoff,
           reason: handoff === 'explicit' ? 'The visitor asked for a person' : 'The model detected that the visitor needs a person',
           message_id: userMessage.id,
-          question: req.message,
+          question,
           language: turn.language,
         });
       }
@@ -238,6 +277,13 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     if (owner === undefined) return;
     if (owner !== chatbotId) throw new BotAccessDenied('This session belongs to another bot');
   }
+}
+
+/** The error a turn cut short ends with; none when the visitor went away (nobody is listening). */
+function cutShort(reason: unknown): { code: ErrorCode; message: string } | null {
+  if (reason === ('time_limit' satisfies CutReason)) return { code: 'service_unavailable', message: 'The answer took too long and was cut short' };
+  if (reason === ('shutdown' satisfies CutReason)) return { code: 'service_unavailable', message: 'The chat service stopped; the answer was cut short' };
+  return null;
 }
 
 function urlsOf(passages: PassageView[]): string[] {

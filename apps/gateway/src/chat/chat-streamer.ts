@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import type { NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import { CallerContext, ChatChannel, ChatRequest } from '@sa/contracts';
-import { startChatTurn } from '@sa/edge';
+import { StreamIdle, startChatTurn } from '@sa/edge';
 import { NATS_CONNECTION, RpcClient } from '@sa/messaging';
 import { gauge } from '@sa/metrics';
 import { GATEWAY_LOGGER } from '../auth/auth.tokens';
@@ -19,17 +19,38 @@ export function headerValue(value: string): string {
   return /^[\x20-\x7e]*$/.test(value) ? value : encodeURIComponent(value);
 }
 
-/** One SSE frame of the spec: `data: <json>` and a blank line, the JSON with choices[0].delta.content. */
+/**
+ * One content frame of the spec: `data: <json>` and a blank line, the JSON with
+ * choices[0].delta.content, a fragment of the reply; `finish_reason` is null until the last frame
+ * (as in OpenAI's chat-completion chunks).
+ */
 export function sseFrame(text: string): string {
-  return `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text } }] })}\n\n`;
+  return `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n\n`;
+}
+
+/** Why an answer broke off, as the last frame's `error` object. */
+export interface StreamFailure {
+  code: string;
+  message: string;
+}
+
+/**
+ * The last frame of every stream, saying how it ended: `finish_reason: "stop"` when the answer is
+ * complete (and stored); `"error"` with a top-level `error: {code, message}` when it broke off.
+ * Its delta.content is an empty string, so every frame keeps the spec's shape. No `[DONE]`.
+ */
+export function sseFinalFrame(failure?: StreamFailure): string {
+  const choices = [{ index: 0, delta: { content: '' }, finish_reason: failure ? 'error' : 'stop' }];
+  return `data: ${JSON.stringify(failure ? { choices, error: { code: failure.code, message: failure.message } } : { choices })}\n\n`;
 }
 
 /**
  * Runs one chat turn for an HTTP client (POST /v1/chat and the widget's chat). Errors before the
  * answer starts (validation, bot access, quota, a chat service that does not answer) are thrown,
  * so they become ordinary JSON errors. Then 200 text/event-stream with one frame per part of the
- * answer as the chat service produces it; the stream closes at the end. A client that disconnects
- * cancels the generation; what was produced is still saved by the chat service.
+ * answer as the chat service produces it, and a last frame that says how it ended (sseFinalFrame):
+ * a stream that breaks off never looks complete. A client that disconnects cancels the
+ * generation; what was produced is still saved by the chat service.
  */
 @Injectable()
 export class ChatStreamer {
@@ -75,20 +96,27 @@ export class ChatStreamer {
       turn.cancel();
       this.logger.info({ request_id: ctx.requestId, turn_id: turn.turnId }, 'chat client disconnected; generation cancelled');
     });
+    // Until the chat service's end event arrives, the answer counts as broken off.
+    let failure: StreamFailure | undefined = { code: 'service_unavailable', message: 'The answer stream ended early' };
     try {
       for await (const event of turn.events()) {
         if (finished) break;
         if (event.type === 'delta') raw.write(sseFrame(event.text));
-        else if (event.type === 'error') this.logger.error({ request_id: ctx.requestId, turn_id: turn.turnId, code: event.code, err: event.message }, 'chat stream ended with an error');
+        else if (event.type === 'end') failure = undefined;
+        else {
+          failure = { code: event.code, message: event.message };
+          this.logger.error({ request_id: ctx.requestId, turn_id: turn.turnId, code: event.code, err: event.message, stored: event.stored }, 'chat stream ended with an error');
+        }
       }
     } catch (err) {
+      failure = { code: 'service_unavailable', message: err instanceof StreamIdle ? 'The answer stopped arriving' : 'The answer stream broke off' };
       this.logger.error({ request_id: ctx.requestId, turn_id: turn.turnId, err: (err as Error).message }, 'chat stream broke off');
     } finally {
       turn.close();
       streamsOpen.dec({ channel });
       if (!finished) {
         finished = true;
-        raw.end();
+        raw.end(sseFinalFrame(failure));
       }
     }
   }

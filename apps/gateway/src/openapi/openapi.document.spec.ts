@@ -3,6 +3,7 @@ import { collectRefs, newAjv2020, resolvePointer, validateWithOpenApiSchemaValid
 import { ERROR_CODES } from '@sa/contracts';
 import { DomainError, ValidationFailed, httpStatusOf, toHttpError } from '@sa/errors';
 import { buildOpenApiDocument } from './openapi.document';
+import { sseFinalFrame, sseFrame } from '../chat/chat-streamer';
 
 type Json = Record<string, any>;
 
@@ -389,6 +390,11 @@ describe('buildOpenApiDocument', () => {
       const chunk = schemas.ChatChunk;
       expect(chunk.properties.choices.type).toBe('array');
       expect(chunk.properties.choices.items.properties.delta.properties.content.type).toBe('string');
+      // How the stream ends (this implementation): the last frame's finish_reason, marked x-extension.
+      expect(ok.content['text/event-stream'].schema.description).toContain('finish_reason');
+      expect(chunk.properties.choices.items.properties.finish_reason['x-extension']).toBe(true);
+      expect(chunk.properties.error['x-extension']).toBe(true);
+      expect(chunk.required).toEqual(['choices']);
     });
 
     it('answers 400, 401, 402, 403, 404 and 429 on every authenticated operation, 409 where the spec says', () => {
@@ -491,6 +497,12 @@ describe('buildOpenApiDocument', () => {
       expect(validate('Analytics')(analytics)).toBe(true);
       expect(validate('Analytics')({ ...analytics, daily: [{ day: when, user_messages: 1, assistant_messages: 1 }] })).toBe(false);
       expect(validate('ChatChunk')({ choices: [{ delta: { content: 'Hel' } }] })).toBe(true);
+      // The frames the gateway writes (chat-streamer.ts): content frames and both last frames.
+      for (const frame of [sseFrame('Hel'), sseFinalFrame(), sseFinalFrame({ code: 'internal_error', message: 'not saved' })]) {
+        expect(validate('ChatChunk')(JSON.parse(frame.slice('data: '.length)))).toBe(true);
+      }
+      expect(validate('ChatChunk')({ choices: [{ index: 0, delta: { content: '' }, finish_reason: 'length' }] })).toBe(false);
+      expect(validate('ChatChunk')({ choices: [{ index: 0, delta: { content: null }, finish_reason: 'stop' }] })).toBe(false);
     });
 
     it('accepts the error bodies this implementation sends (libs/errors toHttpError)', () => {

@@ -87,6 +87,19 @@ export type PathItem = Partial<Record<HttpMethod, Operation>>;
 // ---------------------------------------------------------------------------------------------
 // Schema helpers.
 
+/** The chat event stream (POST /chat and the widget's chat): its frames and how it ends. */
+export const CHAT_STREAM_DESCRIPTION =
+  'A sequence of SSE frames of the form `data: <json>` followed by a blank line. Each JSON chunk (schema ChatChunk) ' +
+  'has `choices[0].delta.content`, a string fragment of the reply, and `finish_reason` null. The last frame says how the stream ended ' +
+  '(this implementation): `finish_reason: "stop"` when the answer is complete and stored, or `"error"` with an `error` object ' +
+  '`{code, message}` when it broke off; its `delta.content` is an empty string. There is no `data: [DONE]` frame. ' +
+  'Read incrementally until the stream closes; a stream that closes without a last frame broke off.';
+
+export const CHAT_STREAM_EXAMPLE =
+  'data: {"choices":[{"index":0,"delta":{"content":"Hello"},"finish_reason":null}]}\n\n' +
+  'data: {"choices":[{"index":0,"delta":{"content":", how can I help?"},"finish_reason":null}]}\n\n' +
+  'data: {"choices":[{"index":0,"delta":{"content":""},"finish_reason":"stop"}]}\n\n';
+
 const JSON_MEDIA = 'application/json';
 
 export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
@@ -363,10 +376,40 @@ export const schemas: Record<string, Schema> = {
       choices: {
         type: 'array',
         minItems: 1,
-        items: obj({ delta: obj({ content: str({ description: 'A fragment of the reply.' }) }) }),
+        items: obj(
+          {
+            index: int({ description: 'Not in the spec (this implementation adds it; marked x-extension): always 0, as in OpenAI chunks.', 'x-extension': true }),
+            delta: obj({ content: str({ description: 'A fragment of the reply; an empty string in the last frame.' }) }),
+            finish_reason: {
+              ...nullable(
+                oneOfValues(
+                  ['stop', 'error'],
+                  'Not in the spec (this implementation adds it; marked x-extension). null in every frame but the last; the last frame says how the ' +
+                    'stream ended: `stop` (the answer is complete and stored) or `error` (it broke off; see `error`).',
+                ),
+              ),
+              'x-extension': true,
+            },
+          },
+          { required: ['delta'] },
+        ),
       },
+      error: obj(
+        {
+          code: str({ description: 'Machine code, for example `internal_error` (the answer could not be saved, so it was not counted) or `service_unavailable`.' }),
+          message: str({ description: 'What happened, in words a person can read.' }),
+        },
+        {
+          description: 'Not in the spec (this implementation adds it; marked x-extension). Only in a last frame whose finish_reason is `error`.',
+          'x-extension': true,
+        },
+      ),
     },
-    { description: 'The JSON of one `data: <json>` frame of the POST /chat event stream; `choices[0].delta.content` is a string fragment of the reply.' },
+    {
+      required: ['choices'],
+      description:
+        'The JSON of one `data: <json>` frame of the POST /chat event stream; `choices[0].delta.content` is a string fragment of the reply, in every frame.',
+    },
   ),
 
   UpdateBookingRequest: obj(
@@ -587,11 +630,9 @@ const paths: Record<string, PathItem> = {
           content: {
             'text/event-stream': {
               schema: str({
-                description:
-                  'A sequence of SSE frames of the form `data: <json>` followed by a blank line. Each JSON chunk (schema ChatChunk) ' +
-                  'has `choices[0].delta.content`, a string fragment of the reply. Read incrementally until the stream closes.',
+                description: CHAT_STREAM_DESCRIPTION,
               }),
-              example: 'data: {"choices":[{"delta":{"content":"Hello"}}]}\n\ndata: {"choices":[{"delta":{"content":", how can I help?"}}]}\n\n',
+              example: CHAT_STREAM_EXAMPLE,
             },
           },
         },

@@ -1,4 +1,6 @@
 import {
+  CHAT_STREAM_DESCRIPTION,
+  CHAT_STREAM_EXAMPLE,
   FEEDBACK_VALUES,
   Operation,
   Parameter,
@@ -259,12 +261,8 @@ const paths: Record<string, PathItem> = {
         },
         content: {
           'text/event-stream': {
-            schema: str({
-              description:
-                'A sequence of SSE frames of the form `data: <json>` followed by a blank line. Each JSON chunk (schema ChatChunk) ' +
-                'has `choices[0].delta.content`, a string fragment of the reply. Read incrementally until the stream closes.',
-            }),
-            example: 'data: {"choices":[{"delta":{"content":"Hello"}}]}\n\ndata: {"choices":[{"delta":{"content":", how can I help?"}}]}\n\n',
+            schema: str({ description: CHAT_STREAM_DESCRIPTION }),
+            example: CHAT_STREAM_EXAMPLE,
           },
         },
       },

@@ -24,7 +24,7 @@ beforeAll(async () => {
 });
 
 beforeEach(async () => {
-  await ds.query('TRUNCATE knowledge.documents');
+  await ds.query('TRUNCATE knowledge.documents, knowledge.ingestion_turns');
 });
 
 afterAll(async () => {
@@ -108,6 +108,19 @@ describe('claim', () => {
     expect(await claims.claim('late', 60_000)).toBeNull();
   });
 
+  it('never hands the same document twice when 20 claims run at once over five workspaces, and none comes back empty', async () => {
+    const ids = (await Promise.all(Array.from({ length: 5 }, () => queueMany(6)))).flat();
+    const pools: DataSource[] = [];
+    for (let i = 0; i < 4; i++) pools.push(await new DataSource(dataSourceOptions({ url: db.url, applicationName: `claims-fair-${i}`, poolSize: 5 })).initialize());
+    extra.push(...pools);
+    const got = await Promise.all(Array.from({ length: 20 }, (_, i) => new DocumentClaimsRepository(pools[i % 4]).claim(`worker-${i % 4}`, 60_000)));
+    expect(got.every((d) => d !== null)).toBe(true);
+    expect(new Set(got.map((d) => d!.id)).size).toBe(20);
+    const rest: string[] = [];
+    for (let d = await claims.claim('w', 60_000); d; d = await claims.claim('w', 60_000)) rest.push(d.id);
+    expect(new Set([...got.map((d) => d!.id), ...rest])).toEqual(new Set(ids));
+  });
+
   it('takes the oldest queued document first (created_at, not insertion order)', async () => {
     const tenantId = randomUUID();
     const insertAt = async (title: string, secondsAgo: number) => {
@@ -124,6 +137,42 @@ describe('claim', () => {
     const order: string[] = [];
     for (let d = await claims.claim('w', 60_000); d; d = await claims.claim('w', 60_000)) order.push(d.id);
     expect(order).toEqual([oldest, middle, newest]);
+  });
+
+  it('is fair across workspaces: a workspace that queued one document after another queued 150 is served within the first claims', async () => {
+    const big = randomUUID();
+    const small = randomUUID();
+    const bigIds = await queueMany(150, big);
+    const [mine] = await queueMany(1, small);
+    const firstTwo = [await claims.claim('w', 60_000), await claims.claim('w', 60_000)].map((d) => d!.id);
+    expect(firstTwo).toContain(mine);
+    expect(firstTwo[0]).toBe(bigIds[0]);
+  });
+
+  it('takes turns between workspaces with work (least recently served first), oldest first within each', async () => {
+    const a = randomUUID();
+    const b = randomUUID();
+    const c = randomUUID();
+    // created_at interleaves (queueMany counts back from now): a's are the oldest, c's the newest.
+    const aIds = await queueMany(4, a);
+    const bIds = await queueMany(3, b);
+    const cIds = await queueMany(1, c);
+    const order: string[] = [];
+    for (let d = await claims.claim('w', 60_000); d; d = await claims.claim('w', 60_000)) order.push(d.id);
+    expect(order).toEqual([aIds[0], bIds[0], cIds[0], aIds[1], bIds[1], aIds[2], bIds[2], aIds[3]]);
+  });
+
+  it('a workspace served long ago goes before one served just now, whatever their documents’ ages', async () => {
+    const recent = randomUUID();
+    const old = randomUUID();
+    await queueMany(1, old);
+    await claims.claim('w', 60_000); // old was served (and is still processing that one)
+    const recentIds = await queueMany(2, recent);
+    await claims.claim('w', 60_000); // recent's first
+    await sleep(20);
+    const oldIds = await queueMany(1, old); // queued after recent's second
+    expect((await claims.claim('w', 60_000))!.id).toBe(oldIds[0]);
+    expect((await claims.claim('w', 60_000))!.id).toBe(recentIds[1]);
   });
 
   it('returns the whole document with the claim (content, attempts, claimed_by)', async () => {

@@ -4,14 +4,17 @@ import { DataSource } from 'typeorm';
 import { queryRows } from '@sa/db';
 import type { DocumentRow } from '../documents/documents.repository';
 
+/** A document a worker may claim ($1: the maximum number of attempts). */
+const CLAIMABLE = `d.status = 'queued' OR (d.status = 'processing' AND d.claimed_until < clock_timestamp() AND d.attempts < $1)`;
+
 export interface ClaimedDocument extends DocumentRow {
   claimed_by: string;
 }
 
 /**
  * The ingestion queue is the documents table itself. A worker claims one document at a time for
- * a lease (FOR UPDATE SKIP LOCKED, so replicas never take the same one), renews the lease while
- * it works, and finishes with ready, failed, a retry later, or a release on shutdown. A worker
+ * a lease (FOR UPDATE SKIP LOCKED, so replicas never take the same one; workspaces take turns),
+ * renews the lease while it works, and finishes with ready, failed, a retry later, or a release on shutdown. A worker
  * that dies leaves a lease that expires; the next claim takes the document over.
  */
 @Injectable()
@@ -41,21 +44,68 @@ export class DocumentClaimsRepository {
     return rows.length;
   }
 
-  /** Claims the oldest claimable document: queued, or processing with an expired lease and attempts left. */
+  /**
+   * Claims the next claimable document (queued, or processing with an expired lease and attempts
+   * left), fairly across workspaces: the oldest one of the workspace whose last claim is the
+   * longest ago (never served first; ties by the age of their oldest document). Workspaces with
+   * work so take turns, and one workspace's large batch never holds up another's document.
+   *
+   * Two steps, so that only the document taken is ever locked: the workspaces with a claimable
+   * document, in turn order (no locks); then, in that order, the first workspace whose oldest
+   * claimable document can still be locked (SKIP LOCKED: a concurrent claim took it) is served.
+   * Both steps read documents_tenant_work_idx: the cost grows with the number of workspaces that
+   * have work, not with the queue's length.
+   */
   async claim(workerId: string, leaseMs: number, maxAttempts = 2_000_000_000): Promise<ClaimedDocument | null> {
-    const [row] = await queryRows<ClaimedDocument>(this.ds, 
-      `UPDATE knowledge.documents d
-          SET status = 'processing', claimed_by = $1, claimed_until = clock_timestamp() + make_interval(secs => $2::float8 / 1000),
+    const turns = await queryRows<{ tenant_id: string }>(
+      this.ds,
+      `WITH RECURSIVE waiting AS (
+         (SELECT tenant_id FROM knowledge.documents WHERE status IN ('queued', 'processing') ORDER BY tenant_id LIMIT 1)
+         UNION ALL
+         SELECT (SELECT d.tenant_id FROM knowledge.documents d
+                  WHERE d.status IN ('queued', 'processing') AND d.tenant_id > w.tenant_id ORDER BY d.tenant_id LIMIT 1)
+           FROM waiting w WHERE w.tenant_id IS NOT NULL
+       )
+       SELECT w.tenant_id
+         FROM waiting w
+         LEFT JOIN knowledge.ingestion_turns t ON t.tenant_id = w.tenant_id
+        CROSS JOIN LATERAL (
+              SELECT d.created_at FROM knowledge.documents d
+               WHERE d.tenant_id = w.tenant_id AND (${CLAIMABLE})
+               ORDER BY d.created_at LIMIT 1) oldest
+        ORDER BY t.served_at NULLS FIRST, oldest.created_at`,
+      [maxAttempts],
+    );
+    for (const { tenant_id } of turns) {
+      const doc = await this.claimOf(tenant_id, workerId, leaseMs, maxAttempts);
+      if (doc) return doc;
+    }
+    return null;
+  }
+
+  /** Claims the workspace's oldest claimable document and records the workspace as served now. */
+  private async claimOf(tenantId: string, workerId: string, leaseMs: number, maxAttempts: number): Promise<ClaimedDocument | null> {
+    const [row] = await queryRows<ClaimedDocument>(
+      this.ds,
+      `WITH next AS (
+         SELECT d.id, d.tenant_id FROM knowledge.documents d
+          WHERE d.tenant_id = $4 AND (${CLAIMABLE})
+          ORDER BY d.created_at
+          LIMIT 1
+          FOR UPDATE SKIP LOCKED
+       ), served AS (
+         INSERT INTO knowledge.ingestion_turns AS t (tenant_id, served_at)
+         SELECT tenant_id, clock_timestamp() FROM next
+         ON CONFLICT (tenant_id) DO UPDATE SET served_at = EXCLUDED.served_at
+       )
+       UPDATE knowledge.documents d
+          SET status = 'processing', claimed_by = $2, claimed_until = clock_timestamp() + make_interval(secs => $3::float8 / 1000),
               attempts = d.attempts + 1, updated_at = clock_timestamp()
-        WHERE d.id = (
-          SELECT id FROM knowledge.documents
-           WHERE status = 'queued' OR (status = 'processing' AND claimed_until < clock_timestamp() AND attempts < $3)
-           ORDER BY created_at
-           LIMIT 1
-           FOR UPDATE SKIP LOCKED)
+         FROM next
+        WHERE d.id = next.id
         RETURNING d.id, d.tenant_id, d.chatbot_id, d.title, d.source_url, d.source_type, d.status, d.chunk_count, d.failure_reason,
                   d.content, d.parent_id, d.discover, d.page_quota, d.attempts, d.created_at, d.claimed_by`,
-      [workerId, leaseMs, maxAttempts],
+      [maxAttempts, workerId, leaseMs, tenantId],
     );
     return row ?? null;
   }

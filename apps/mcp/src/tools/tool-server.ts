@@ -113,7 +113,8 @@ export class ToolServerFactory {
   /**
    * ask_bot: one chat turn on the `mcp` channel. Each part of the answer is also sent as a
    * progress notification (progress = characters so far, message = the new text) when the client
-   * asked for progress; a client that goes away cancels the generation.
+   * asked for progress; a client that goes away cancels the generation. A turn that breaks off
+   * (or is not saved) is an error result, never a partial answer presented as complete.
    */
   private async askBot(caller: CallerContext, args: z.infer<typeof AskBotInput>, request: CallToolRequest, extra: Extra): Promise<AskBotAnswer> {
     const turn = await startChatTurn(this.rpc, this.nc, caller, args, 'mcp', this.chatTimeouts);
@@ -139,8 +140,13 @@ export class ToolServerFactory {
             assistant_message_id: event.assistant_message_id,
           };
         } else {
-          const partial = answer ? ` What was produced so far: "${answer}"` : '';
-          throw new DomainError(isErrorCode(event.code) ? event.code : 'service_unavailable', `The answer broke off: ${event.message}.${partial}`);
+          // Never a partial answer presented as complete: an error result, saying what was kept.
+          const partial = answer ? ` What was produced so far: "${answer}".` : '';
+          const kept = event.stored ? ` That much is stored in session ${turn.started.session_id}.` : '';
+          throw new DomainError(isErrorCode(event.code) ? event.code : 'service_unavailable', `The answer broke off: ${event.message}.${partial}${kept}`, {
+            session_id: turn.started.session_id,
+            stored: event.stored,
+          });
         }
       }
       throw new ServiceUnavailable('chat', extra.signal.aborted ? 'the request was cancelled' : 'the answer stream ended early');
