@@ -22,7 +22,7 @@ const ctxOf = (tenantId: string, botIds: string[] | null = null) => ({
   scopes: ['bookings:write'],
   botIds,
   requestId: `e2e-${randomUUID()}`,
-  entitlements: { plan: 'growth', botSlots: 3, tierSlots: { starter: 0, growth: 0, scale: 0 }, messagesPerMonth: 5000, pagesPerBot: 500, webhooks: false },
+  entitlements: { plan: 'growth', botSlots: 3, tierSlots: { starter: 0, growth: 0, scale: 0 }, messagesPerMonth: 5000, pagesPerBot: 500, widgetMessagesPerBotPerMonth: 2000, webhooks: false },
 });
 
 async function createBooking(nc: NatsConnection, tenantId: string, data: Record<string, unknown>): Promise<any> {

@@ -7,6 +7,7 @@ import { freePort } from './support/infra';
 import { errorOf, mcpConnect, textOf } from './support/mcp';
 import { MiniSystem, startMiniSystem } from './support/mini-system';
 import { postSse, SseResult } from './support/sse';
+import { newWidgetSession } from './support/widget';
 
 /**
  * How a chat stream ends (issue #14, items 7 and 9), on the REST, widget and MCP edges, with a
@@ -92,6 +93,9 @@ describe('the end of a chat stream: finish_reason, and charged exactly when stor
 
   const used = async (tenantId: string): Promise<number> =>
     Number((await db.query(`SELECT coalesce(sum(messages), 0)::int AS n FROM chat.usage WHERE tenant_id = $1`, [tenantId])).rows[0].n);
+  /** Widget turns are counted against their bot's widget budget, apart from the workspace quota. */
+  const usedByWidget = async (tenantId: string): Promise<number> =>
+    Number((await db.query(`SELECT coalesce(sum(messages), 0)::int AS n FROM chat.widget_usage WHERE tenant_id = $1`, [tenantId])).rows[0].n);
   const stored = async (tenantId: string, sessionId: string): Promise<{ role: string; content: string }[]> =>
     (await db.query(`SELECT role, content FROM chat.messages WHERE tenant_id = $1 AND session_id = $2 ORDER BY created_at, role DESC`, [tenantId, sessionId])).rows;
 
@@ -146,17 +150,19 @@ describe('the end of a chat stream: finish_reason, and charged exactly when stor
 
   it('the same through the widget: an error ending, no charge', async () => {
     const ws = await workspace();
-    const widgetUrl = `${mini.baseUrl.replace(/\/v1$/, '')}/widget/v1/bots/${ws.bot}/chat`;
-    const res = await postSse('', { message: 'SAVE-FAILS from a visitor', sessionId: 'end-widget' }, 'unused', { baseUrl: widgetUrl });
-    expect(await stored(ws.id, 'end-widget')).toEqual([]);
-    expect(await used(ws.id)).toBe(0);
+    const gatewayUrl = mini.baseUrl.replace(/\/v1$/, '');
+    const widgetUrl = `${gatewayUrl}/widget/v1/bots/${ws.bot}/chat`;
+    const sessionId = await newWidgetSession(ws.bot, gatewayUrl);
+    const res = await postSse('', { message: 'SAVE-FAILS from a visitor', sessionId }, 'unused', { baseUrl: widgetUrl });
+    expect(await stored(ws.id, sessionId)).toEqual([]);
+    expect([await usedByWidget(ws.id), await used(ws.id)]).toEqual([0, 0]);
     const { last } = expectFrames(res);
     expect(last.choices[0].finish_reason).toBe('error');
     expect(last.error.code).toBe('internal_error');
-    // The next turn is stored and counted as usual.
-    const ok = await postSse('', { message: 'And the price?', sessionId: 'end-widget' }, 'unused', { baseUrl: widgetUrl });
+    // The next turn is stored and counted as usual, against the bot's widget budget.
+    const ok = await postSse('', { message: 'And the price?', sessionId }, 'unused', { baseUrl: widgetUrl });
     expect(ok.frames.at(-1).choices[0].finish_reason).toBe('stop');
-    expect(await used(ws.id)).toBe(1);
+    expect([await usedByWidget(ws.id), await used(ws.id)]).toEqual([1, 0]);
   });
 
   it('MCP ask_bot: a save that fails is an isError result, not an answer, and is not charged', async () => {

@@ -7,6 +7,7 @@ import { postSse } from './support/sse';
 import { e2eState } from './support/state';
 import { startTcpProxy, TcpProxy } from './support/tcp-proxy';
 import { startWebhookReceiver, WebhookReceiver } from './support/webhook-receiver';
+import { newWidgetSession } from './support/widget';
 
 /**
  * Crash safety (issue #9): under steady load (chat, ingestion, bookings, tickets raising webhook
@@ -28,6 +29,7 @@ describe('crash safety: kill -9 each service under load, restart NATS and Postgr
   let token: string;
   let wsId: string;
   let bot: string;
+  let ticketSession: string;
   const opsPorts: Record<string, number> = {};
   let mcpPort = 0;
   const appEnv = (app: string) => ({ OPS_PORT: String(opsPorts[app]), ...(app === 'mcp' ? { MCP_PORT: String(mcpPort) } : {}) });
@@ -79,6 +81,7 @@ describe('crash safety: kill -9 each service under load, restart NATS and Postgr
     wsId = (await admin<{ id: string }>(['workspace', 'create', '--name', 'Crash', '--plan', 'scale', '--messages-per-month', '100000'], mini.databaseUrl)).id;
     token = (await admin<{ token: string }>(['token', 'create', '--workspace', wsId, '--scopes', 'all'], mini.databaseUrl)).token;
     bot = (await request('POST', '/bots', { name: 'Crash bot' }, { baseUrl: mini.baseUrl, token })).body.data.id;
+    ticketSession = await newWidgetSession(bot, mini.baseUrl.replace(/\/v1$/, ''));
     await admin(['webhook', 'create', '--workspace', wsId, '--url', receiver.url('/crash-safety'), '--events', 'ticket.created'], mini.databaseUrl);
   }, 120000);
 
@@ -111,7 +114,7 @@ describe('crash safety: kill -9 each service under load, restart NATS and Postgr
         if (res.status === 201) ok.bookings.push(res.body.data.id);
       }),
       loop(async (i) => {
-        const res = await widget('tickets', { sessionId: `crash-ticket-${i}`, email: 'c@example.com', subject: `Ticket ${i}`, message: 'help' });
+        const res = await widget('tickets', { sessionId: ticketSession, email: 'c@example.com', subject: `Ticket ${i}`, message: 'help' });
         if (res.status === 201) ok.tickets.push(res.body.data.id);
       }),
     ];

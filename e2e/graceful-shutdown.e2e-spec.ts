@@ -7,6 +7,7 @@ import { MiniSystem, startMiniSystem } from './support/mini-system';
 import { postSse } from './support/sse';
 import { e2eState } from './support/state';
 import { startWebhookReceiver, WebhookReceiver } from './support/webhook-receiver';
+import { newWidgetSession } from './support/widget';
 
 /**
  * Rolling restarts under load (issue #8): a replica of gateway, chat, knowledge or
@@ -177,8 +178,9 @@ describe('graceful shutdown: rolling restarts under load lose nothing accepted',
     });
 
     it('requests in flight at SIGTERM complete and are recorded; every event is delivered once', async () => {
+      const session = await newWidgetSession(bot, `http://127.0.0.1:${gatewayPorts['gateway-2']}`);
       const tickets = Array.from({ length: 40 }, (_, i) =>
-        request('POST', '', { sessionId: `roll-${i}`, email: 'c@example.com', subject: `Rolling ${i}`, message: 'hi' }, { baseUrl: `http://127.0.0.1:${gatewayPorts['gateway-2']}/widget/v1/bots/${bot}/tickets` }),
+        request('POST', '', { sessionId: session, email: 'c@example.com', subject: `Rolling ${i}`, message: 'hi' }, { baseUrl: `http://127.0.0.1:${gatewayPorts['gateway-2']}/widget/v1/bots/${bot}/tickets` }),
       );
       expect((await Promise.all(tickets)).every((r) => r.status === 201)).toBe(true);
       await waitFor(async () => receiver.on('/rolling').length, (n) => n >= 5, 20000);

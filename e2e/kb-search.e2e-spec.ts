@@ -23,7 +23,7 @@ describe('knowledge.passage.search over NATS', () => {
     scopes: ['chat:invoke'],
     botIds,
     requestId: `e2e-${randomUUID()}`,
-    entitlements: { plan: 'growth', botSlots: 3, tierSlots: { starter: 0, growth: 0, scale: 0 }, messagesPerMonth: 5000, pagesPerBot: 500, webhooks: false },
+    entitlements: { plan: 'growth', botSlots: 3, tierSlots: { starter: 0, growth: 0, scale: 0 }, messagesPerMonth: 5000, pagesPerBot: 500, widgetMessagesPerBotPerMonth: 2000, webhooks: false },
   });
 
   async function search(ctx: unknown, data: Record<string, unknown>): Promise<{ response?: any[]; err?: any }> {

@@ -10,6 +10,7 @@ import { postSse } from './support/sse';
 import { e2eState } from './support/state';
 import { startTcpProxy, TcpProxy } from './support/tcp-proxy';
 import { startWebhookReceiver, WebhookReceiver } from './support/webhook-receiver';
+import { newWidgetSession } from './support/widget';
 
 /** Every app's ops endpoint: /healthz, /readyz that means something, /metrics that moves with traffic. */
 
@@ -73,7 +74,7 @@ describe('ops endpoints (/healthz, /readyz, /metrics) on every app', () => {
       const mcp = await mcpConnect(ws.token);
       await mcp.call('list_bots');
       await mcp.close();
-      const ticket = await request('POST', `/widget/v1/bots/${bot}/tickets`, { sessionId: 'metrics-1', email: 'a@example.com', subject: 'Hi', message: 'Help' }, { baseUrl: s.gatewayUrl });
+      const ticket = await request('POST', `/widget/v1/bots/${bot}/tickets`, { sessionId: await newWidgetSession(bot), email: 'a@example.com', subject: 'Hi', message: 'Help' }, { baseUrl: s.gatewayUrl });
       expect(ticket.status).toBe(201);
       await waitFor(async () => receiver.on('/metrics-hook').length, (n) => n >= 1, 20000);
 

@@ -4,6 +4,7 @@ import { newToken, newWorkspace, TestWorkspace } from './support/fixtures';
 import { mcpConnect } from './support/mcp';
 import { postSse } from './support/sse';
 import { e2eState } from './support/state';
+import { newWidgetSession } from './support/widget';
 
 /**
  * Tenant isolation (issue #9): two workspaces, each with two bots, documents, sessions, a lead and
@@ -33,8 +34,9 @@ async function seed(label: Label): Promise<Seeded> {
     const doc = (await ws.api.post('/kb/ingest', { title: `${secret} doc`, text: `${secret}: the vault code is ${CODES[label]}.`, chatbotId: bot })).body.data.id;
     await waitFor(async () => (await ws.api.get('/kb')).body.data.find((d: any) => d.id === doc)?.status, (st) => st === 'ready', 20000);
   }
-  ids.sessionX = `iso-${label.toLowerCase()}-x`;
-  ids.sessionY = `iso-${label.toLowerCase()}-y`;
+  // Widget sessions minted by the server, so the widget routes below may use them too.
+  ids.sessionX = await newWidgetSession(ids.botX);
+  ids.sessionY = await newWidgetSession(ids.botY);
   await postSse('/chat', { message: `${secret} what is the vault code?`, chatbotId: ids.botX, sessionId: ids.sessionX }, ws.token);
   await postSse('/chat', { message: `${secret} what is the vault code?`, chatbotId: ids.botY, sessionId: ids.sessionY }, ws.token);
   ids.messageX = (await waitFor(async () => (await ws.api.get(`/conversations/${ids.sessionX}`)).body.data, (m: any[]) => m.length === 2))[1].id;
@@ -154,7 +156,7 @@ describe('tenant isolation: every route with every foreign id', () => {
         ['bot X on session Y', A.botX, A.sessionY, A.messageY],
       ] as const) {
         const feedback = await widget(bot, 'feedback', { sessionId: session, messageId: message, feedback: 'negative' });
-        expectNoLeak(`${who} feedback`, feedback.status, feedback.text, [403, 404]);
+        expectNoLeak(`${who} feedback`, feedback.status, feedback.text, [403]);
         for (const [route, body] of [
           ['identify', { sessionId: session, externalUserId: 'intruder', name: 'Intruder', email: 'intruder@example.com' }],
           ['leads', { sessionId: session, name: 'Intruder', email: 'intruder@example.com' }],
@@ -163,13 +165,13 @@ describe('tenant isolation: every route with every foreign id', () => {
           ['bookings', { sessionId: session, name: 'Intruder', email: 'intruder@example.com', phone: '+1 555 0199' }],
         ] as const) {
           const res = await widget(bot, route, body);
-          expectNoLeak(`${who} ${route}`, res.status, res.text, [200, 201, 403, 404, 409]);
+          expectNoLeak(`${who} ${route}`, res.status, res.text, [403]);
         }
         const chat = await postSse('/chat', { message: 'what is the vault code?', sessionId: session }, 'none', { baseUrl: `${s.gatewayUrl}/widget/v1/bots/${bot}` });
-        expectNoLeak(`${who} chat`, chat.status, chat.text, [200, 403, 404]);
+        expectNoLeak(`${who} chat`, chat.status, chat.text, [403]);
         expect(chat.text).not.toContain(CODE);
       }
-      // A's own records are exactly as they were: the intruders' requests landed in their own bots' data.
+      // A's own records are exactly as they were: a session is a widget session of its own bot only (403).
       const after = await snapshot();
       expect(after.messagesX).toEqual(before.messagesX);
       expect(after.messagesY).toEqual(before.messagesY);

@@ -4,6 +4,7 @@ import { request } from './support/api';
 import { MiniSystem, startMiniSystem } from './support/mini-system';
 import { e2eState } from './support/state';
 import { WebhookReceiver, startWebhookReceiver } from './support/webhook-receiver';
+import { newWidgetSession } from './support/widget';
 
 /**
  * Killing the webhook-dispatcher (SIGKILL) loses no event and sends none twice: events wait in
@@ -16,6 +17,7 @@ describe('webhook delivery across a dispatcher crash', () => {
   let receiver: WebhookReceiver;
   let ws: string;
   let bot: string;
+  let session: string;
   let hook: string;
   let dispatchers = 0;
   // Short leases and ack wait so a dead dispatcher's work is taken over within seconds.
@@ -23,7 +25,7 @@ describe('webhook delivery across a dispatcher crash', () => {
   const startDispatcher = () => mini.start('webhook-dispatcher', dispatcherEnv, `webhook-dispatcher-${++dispatchers}`);
   const dispatcher = () => mini.apps.get(`webhook-dispatcher-${dispatchers}`)!;
   const ticket = (i: number, tag: string) =>
-    request('POST', '', { sessionId: `${tag}-${i}`, email: 'c@example.com', subject: `${tag} ${i}`, message: 'hi' }, { baseUrl: `${mini.baseUrl.replace(/\/v1$/, '')}/widget/v1/bots/${bot}/tickets` });
+    request('POST', '', { sessionId: session, email: 'c@example.com', subject: `${tag} ${i}`, message: 'hi' }, { baseUrl: `${mini.baseUrl.replace(/\/v1$/, '')}/widget/v1/bots/${bot}/tickets` });
   const deliveries = async () => (await admin<{ data: any[] }>(['webhook', 'deliveries', '--webhook', hook, '--limit', '500'], mini.databaseUrl)).data;
   const receivedIds = () => receiver.received.map((r) => r.headers['x-service-event-id'] as string);
 
@@ -37,6 +39,7 @@ describe('webhook delivery across a dispatcher crash', () => {
     const res = await request('POST', '/bots', { name: 'Crash bot' }, { baseUrl: mini.baseUrl, token: tok.token });
     expect(res.status).toBe(201);
     bot = res.body.data.id;
+    session = await newWidgetSession(bot, mini.baseUrl.replace(/\/v1$/, ''));
     hook = (await admin<{ id: string }>(['webhook', 'create', '--workspace', ws, '--url', receiver.url('/crash'), '--events', 'ticket.created'], mini.databaseUrl)).id;
   });
 

@@ -8,6 +8,7 @@ import { postSse } from './support/sse';
 import { e2eState } from './support/state';
 import { ReceivedWebhook, WebhookReceiver, startWebhookReceiver } from './support/webhook-receiver';
 import { request } from './support/api';
+import { newWidgetSession } from './support/widget';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const LEAD_FIELDS = [
@@ -65,8 +66,9 @@ describe('webhooks', () => {
 
     expect((await postSse('/chat', { message: BUYER, sessionId: 'wh-chat', chatbotId: bot }, ws.token)).status).toBe(200);
     expect((await widget(bot, 'bookings', { name: 'Lin', email: 'lin@example.com', phone: '+65 6123 4567', requestedSlot: '2027-03-01T10:00:00+08:00', timeZone: 'Asia/Singapore' })).status).toBe(201);
-    expect((await widget(bot, 'tickets', { sessionId: 'wh-ticket', email: 'help@example.com', subject: 'Broken heater', message: 'It leaks.' })).status).toBe(201);
-    expect((await widget(bot, 'handoff', { sessionId: 'wh-ticket', reason: 'wants a person' })).status).toBe(200);
+    const ticketSession = await newWidgetSession(bot);
+    expect((await widget(bot, 'tickets', { sessionId: ticketSession, email: 'help@example.com', subject: 'Broken heater', message: 'It leaks.' })).status).toBe(201);
+    expect((await widget(bot, 'handoff', { sessionId: ticketSession, reason: 'wants a person' })).status).toBe(200);
 
     const kinds = ['lead.created', 'booking.created', 'ticket.created', 'conversation.handoff'];
     await waitFor(async () => kinds.map((k) => byEvent(path, k).length), (n) => n.every((c) => c >= 1), 30000);
@@ -80,9 +82,9 @@ describe('webhooks', () => {
     expect(Object.keys(lead).sort()).toEqual([...LEAD_FIELDS].sort());
     expect(lead).toEqual(expect.objectContaining({ session_id: 'wh-chat', email: 'jane@acme.io', captured_via: 'conversational', lead_id: expect.stringMatching(UUID) }));
     expect(['hot', 'warm', 'cold']).toContain(lead.band);
-    expect(byEvent(path, 'ticket.created')[0].body.data).toEqual(expect.objectContaining({ ticket_id: expect.stringMatching(UUID), subject: 'Broken heater', email: 'help@example.com', session_id: 'wh-ticket' }));
+    expect(byEvent(path, 'ticket.created')[0].body.data).toEqual(expect.objectContaining({ ticket_id: expect.stringMatching(UUID), subject: 'Broken heater', email: 'help@example.com', session_id: ticketSession }));
     expect(byEvent(path, 'booking.created')[0].body.data).toEqual(expect.objectContaining({ booking_id: expect.stringMatching(UUID), name: 'Lin', status: 'pending', time_zone: 'Asia/Singapore' }));
-    expect(byEvent(path, 'conversation.handoff')[0].body.data).toEqual(expect.objectContaining({ session_id: 'wh-ticket', kind: 'explicit', reason: 'wants a person' }));
+    expect(byEvent(path, 'conversation.handoff')[0].body.data).toEqual(expect.objectContaining({ session_id: ticketSession, kind: 'explicit', reason: 'wants a person' }));
 
     // Every delivery has its own id; the receiver helper rejects what was not sent as signed.
     const all = receiver.on(path);
@@ -145,9 +147,9 @@ describe('webhooks', () => {
     const gHook = await register(growth.id, `/growth/${growth.id}`, 'ticket.created');
     expect(gHook.deliveries_enabled).toBe(false);
 
-    for (const bot of [a, b]) expect((await widget(bot, 'tickets', { sessionId: `scope-${bot}`, email: 'x@example.com', subject: `from ${bot}`, message: 'hi' })).status).toBe(201);
+    for (const bot of [a, b]) expect((await widget(bot, 'tickets', { sessionId: await newWidgetSession(bot), email: 'x@example.com', subject: `from ${bot}`, message: 'hi' })).status).toBe(201);
     expect((await widget(b, 'bookings', { name: 'Kim', email: 'kim@example.com', phone: '+82 2 1234 5678' })).status).toBe(201);
-    expect((await widget(gBot, 'tickets', { sessionId: 'growth-1', email: 'g@example.com', subject: 'growth', message: 'hi' })).status).toBe(201);
+    expect((await widget(gBot, 'tickets', { sessionId: await newWidgetSession(gBot), email: 'g@example.com', subject: 'growth', message: 'hi' })).status).toBe(201);
 
     await waitFor(async () => [receiver.on(`/scoped/${ws.id}`).length, receiver.on(`/bookings/${ws.id}`).length], ([x, y]) => x >= 1 && y >= 1, 20000);
     await new Promise((r) => setTimeout(r, 1500));
@@ -159,9 +161,10 @@ describe('webhooks', () => {
 
     // Upgrading to Scale turns deliveries on for the next event.
     await admin(['workspace', 'update', '--id', growth.id, '--plan', 'scale']);
+    const upgradedSession = await newWidgetSession(gBot);
     await waitFor(
       async () => {
-        await widget(gBot, 'tickets', { sessionId: 'growth-2', email: 'g@example.com', subject: 'after upgrade', message: 'hi' });
+        await widget(gBot, 'tickets', { sessionId: upgradedSession, email: 'g@example.com', subject: 'after upgrade', message: 'hi' });
         return receiver.on(`/growth/${growth.id}`).length;
       },
       (n) => n >= 1,
@@ -203,7 +206,7 @@ describe('webhooks', () => {
     const path = `/redirect/${ws.id}`;
     receiver.behave(path, { status: 302, headers: { location: receiver.url(`/followed/${ws.id}`) } });
     const hook = await register(ws.id, path, 'ticket.created');
-    expect((await widget(bot, 'tickets', { sessionId: 'redir', email: 'r@example.com', subject: 'redirect me', message: 'hi' })).status).toBe(201);
+    expect((await widget(bot, 'tickets', { sessionId: await newWidgetSession(bot), email: 'r@example.com', subject: 'redirect me', message: 'hi' })).status).toBe(201);
     const [failed] = await waitFor(
       async () => (await admin<{ data: any[] }>(['webhook', 'deliveries', '--webhook', hook.id])).data,
       (d) => d.length === 1 && d[0].status === 'failed',
@@ -258,11 +261,13 @@ describe('webhooks', () => {
     const before = await chatMs(15);
 
     const started = Date.now();
-    for (let i = 0; i < 4; i++) expect((await widget(slowBot, 'tickets', { sessionId: `slow-${i}`, email: 's@example.com', subject: `slow ${i}`, message: 'hi' })).status).toBe(201);
+    const slowSession = await newWidgetSession(slowBot);
+    const fastSession = await newWidgetSession(fastBot);
+    for (let i = 0; i < 4; i++) expect((await widget(slowBot, 'tickets', { sessionId: slowSession, email: 's@example.com', subject: `slow ${i}`, message: 'hi' })).status).toBe(201);
     await waitFor(async () => receiver.on(slowPath).length, (n) => n === 4, 10000);
     // The slow endpoint now holds four requests; another endpoint is served at once.
     const t0 = Date.now();
-    expect((await widget(fastBot, 'tickets', { sessionId: 'fast-1', email: 'f@example.com', subject: 'fast', message: 'hi' })).status).toBe(201);
+    expect((await widget(fastBot, 'tickets', { sessionId: fastSession, email: 'f@example.com', subject: 'fast', message: 'hi' })).status).toBe(201);
     await waitFor(async () => receiver.on(fastPath).length, (n) => n === 1, 5000, 20);
     expect(Date.now() - t0).toBeLessThan(3000);
     const during = await chatMs(15);

@@ -13,6 +13,7 @@ import { MessagesRepository } from './conversations/messages.repository';
 import { ConversationQueriesHandler } from './queries/conversation-queries.handler';
 import { ChatTurnHandler } from './turns/chat-turn.handler';
 import { ChatTurnService } from './turns/chat-turn.service';
+import { WidgetSessionsRepository } from './widget/widget-sessions.repository';
 import { WidgetHandler } from './widget/widget.handler';
 import { WidgetRepository } from './widget/widget.repository';
 import { WidgetService } from './widget/widget.service';
@@ -37,6 +38,7 @@ const config = loadChatConfig();
     AnalyticsRepository,
     ChatTurnService,
     WidgetRepository,
+    WidgetSessionsRepository,
     WidgetService,
   ],
 })

@@ -10,6 +10,8 @@ export class Entitlements {
   @IsObject() tierSlots: TierSlots;
   @IsInt() @Min(0) messagesPerMonth: number;
   @IsInt() @Min(0) pagesPerBot: number;
+  /** Widget chat messages each bot may answer per calendar month (UTC), apart from messagesPerMonth. */
+  @IsInt() @Min(0) widgetMessagesPerBotPerMonth: number;
   @IsBoolean() webhooks: boolean;
 }
 

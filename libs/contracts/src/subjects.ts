@@ -1,7 +1,20 @@
 import { BookingIdRequest, BookingView, CreateBookingRequest, ListBookingsRequest, UpdateBookingRequest } from './bookings';
 import { BotView, CreateBotRequest, CreatedBotView, ListBotsRequest } from './bots';
 import { LeadView, ListLeadsRequest } from './leads';
-import { FeedbackRequest, HandoffRequest, IdentifyRequest, LeadFormRequest, PublicBot, PublicBotRequest, TicketRequest, TicketView } from './widget';
+import {
+  FeedbackRequest,
+  HandoffRequest,
+  IdentifyRequest,
+  LeadFormRequest,
+  PublicBot,
+  PublicBotRequest,
+  TicketRequest,
+  TicketView,
+  WidgetSessionCheck,
+  WidgetSessionCheckRequest,
+  WidgetSessionRequest,
+  WidgetSessionView,
+} from './widget';
 import { AnalyticsRequest, AnalyticsView, ChatMessageView, ChatTurnRequest, ChatTurnStarted, ConversationMessagesRequest, ConversationView, ListConversationsRequest } from './chat';
 import { HealthPing, HealthReply } from './health';
 import { BotSummary, CheckBotsReply, CheckBotsRequest, IngestKbRequest, KbDocumentView, KbIngestAccepted, ListKbRequest, PassageView, SearchKnowledgeRequest } from './knowledge';
@@ -61,6 +74,8 @@ export const RPC = {
   'chat.session.handoff': rpc<HandoffRequest, { session_id: string; handoff: true }>(HandoffRequest),
   'leads.visitor.identify': rpc<IdentifyRequest, { session_id: string; lead_id: string | null }>(IdentifyRequest),
   'leads.lead.capture': rpc<LeadFormRequest, LeadView>(LeadFormRequest),
+  'chat.widget-session.create': rpc<WidgetSessionRequest, WidgetSessionView>(WidgetSessionRequest),
+  'chat.widget-session.check': rpc<WidgetSessionCheckRequest, WidgetSessionCheck>(WidgetSessionCheckRequest),
 } as const;
 
 export type RpcSubject = keyof typeof RPC;

@@ -224,7 +224,7 @@ describe('toValidationIssues', () => {
       tenantId: 'not-a-uuid',
       scopes: ['bots:read', 'nope'],
       requestId: 'r-1',
-      entitlements: { plan: 'growth', botSlots: -1, tierSlots: {}, messagesPerMonth: 1, pagesPerBot: 1, webhooks: 'yes' },
+      entitlements: { plan: 'growth', botSlots: -1, tierSlots: {}, messagesPerMonth: 1, pagesPerBot: 1, widgetMessagesPerBotPerMonth: 1, webhooks: 'yes' },
     };
     const result = issues(CallerContext, ctx, ['ctx']);
     expect(result.map((i) => [i.code, i.path.join('.')])).toEqual([

@@ -62,6 +62,13 @@ export class QuotaExhausted extends DomainError {
   }
 }
 
+/** The bot's monthly budget of widget chat messages is used up (the workspace's own quota is separate). */
+export class WidgetBudgetExhausted extends DomainError {
+  constructor(limit: number) {
+    super('widget_budget_exhausted', `This bot's monthly budget of ${limit} widget messages is used up`, { widget_messages_per_bot_per_month: limit });
+  }
+}
+
 export class InsufficientScope extends DomainError {
   constructor(scope: string) {
     super('insufficient_scope', `This token lacks the ${scope} scope`, { required_scope: scope });
@@ -71,6 +78,16 @@ export class InsufficientScope extends DomainError {
 export class BotAccessDenied extends DomainError {
   constructor(message = 'This token may not access that bot') {
     super('bot_access_denied', message);
+  }
+}
+
+/**
+ * A widget call named a session that is not a widget session of the bot in the path. The same
+ * answer for an unknown session and another bot's, so session ids cannot be probed.
+ */
+export class SessionForbidden extends DomainError {
+  constructor() {
+    super('session_forbidden', 'This session is not a widget session of this bot');
   }
 }
 

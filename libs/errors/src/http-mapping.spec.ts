@@ -20,7 +20,7 @@ import { httpStatusOf, toHttpError } from './http-mapping';
 
 describe('httpStatusOf', () => {
   it('maps every error code, in the order of ERROR_CODES, to its status', () => {
-    expect(ERROR_CODES.map((code) => httpStatusOf(code))).toEqual([400, 400, 401, 402, 402, 402, 403, 403, 403, 404, 409, 409, 429, 503, 500]);
+    expect(ERROR_CODES.map((code) => httpStatusOf(code))).toEqual([400, 400, 401, 402, 402, 402, 402, 403, 403, 403, 403, 404, 409, 409, 429, 503, 500]);
   });
 
   it.each([
@@ -30,9 +30,11 @@ describe('httpStatusOf', () => {
     ['api_locked', 402],
     ['plan_capacity_exhausted', 402],
     ['quota_exhausted', 402],
+    ['widget_budget_exhausted', 402],
     ['insufficient_scope', 403],
     ['bot_access_denied', 403],
     ['tier_capacity_unavailable', 403],
+    ['session_forbidden', 403],
     ['not_found', 404],
     ['bot_name_taken', 409],
     ['conflict', 409],

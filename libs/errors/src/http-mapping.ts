@@ -12,10 +12,12 @@ export function httpStatusOf(code: ErrorCode): number {
     case 'api_locked':
     case 'plan_capacity_exhausted':
     case 'quota_exhausted':
+    case 'widget_budget_exhausted':
       return 402;
     case 'insufficient_scope':
     case 'bot_access_denied':
     case 'tier_capacity_unavailable':
+    case 'session_forbidden':
       return 403;
     case 'not_found':
       return 404;

@@ -6,6 +6,11 @@ export interface PlanLimit {
   botSlots: number;
   messagesPerMonth: number;
   pagesPerBot: number;
+  /**
+   * Widget chat messages per bot per calendar month: anonymous widget traffic has its own budget
+   * and never counts toward messagesPerMonth, so it cannot starve the workspace's API use.
+   */
+  widgetMessagesPerBotPerMonth: number;
 }
 
 /**
@@ -13,11 +18,11 @@ export interface PlanLimit {
  * choice (docs/decisions.md), overridable with PLAN_LIMITS and per workspace with the admin CLI.
  */
 export const DEFAULT_PLAN_LIMITS: Record<Plan, PlanLimit> = {
-  growth_trial: { botSlots: 3, messagesPerMonth: 5000, pagesPerBot: 500 },
-  growth: { botSlots: 3, messagesPerMonth: 5000, pagesPerBot: 500 },
-  scale: { botSlots: 10, messagesPerMonth: 25000, pagesPerBot: 2000 },
+  growth_trial: { botSlots: 3, messagesPerMonth: 5000, pagesPerBot: 500, widgetMessagesPerBotPerMonth: 500 },
+  growth: { botSlots: 3, messagesPerMonth: 5000, pagesPerBot: 500, widgetMessagesPerBotPerMonth: 2000 },
+  scale: { botSlots: 10, messagesPerMonth: 25000, pagesPerBot: 2000, widgetMessagesPerBotPerMonth: 10000 },
   // Enterprise bots take tier slots (tier_slots), not plan slots.
-  enterprise: { botSlots: 0, messagesPerMonth: 100000, pagesPerBot: 10000 },
+  enterprise: { botSlots: 0, messagesPerMonth: 100000, pagesPerBot: 10000, widgetMessagesPerBotPerMonth: 50000 },
 };
 
 export function mergePlanLimits(overrides: Partial<Record<Plan, Partial<PlanLimit>>> | undefined): Record<Plan, PlanLimit> {
@@ -34,6 +39,7 @@ export function entitlementsOf(w: WorkspaceEntity, limits: Record<Plan, PlanLimi
     tierSlots: { starter: w.tierSlots?.starter ?? 0, growth: w.tierSlots?.growth ?? 0, scale: w.tierSlots?.scale ?? 0 },
     messagesPerMonth: w.messagesPerMonth ?? plan.messagesPerMonth,
     pagesPerBot: w.pagesPerBot ?? plan.pagesPerBot,
+    widgetMessagesPerBotPerMonth: plan.widgetMessagesPerBotPerMonth,
     webhooks: hasWebhooks(w),
   };
 }

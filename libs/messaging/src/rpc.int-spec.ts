@@ -40,7 +40,7 @@ function ctxOf(overrides: Partial<CallerContext> = {}): CallerContext {
     scopes: ['bots:read'],
     botIds: null,
     requestId: `req-${randomUUID().slice(0, 8)}`,
-    entitlements: { plan: 'scale', botSlots: 10, tierSlots: { starter: 0, growth: 0, scale: 0 }, messagesPerMonth: 25000, pagesPerBot: 2000, webhooks: true },
+    entitlements: { plan: 'scale', botSlots: 10, tierSlots: { starter: 0, growth: 0, scale: 0 }, messagesPerMonth: 25000, pagesPerBot: 2000, widgetMessagesPerBotPerMonth: 10000, webhooks: true },
     ...overrides,
   } as CallerContext;
 }

@@ -11,7 +11,7 @@ function validCtx(overrides: Record<string, unknown> = {}): Record<string, unkno
     scopes: ['bots:read', 'bots:write'],
     botIds: null,
     requestId: 'req-1',
-    entitlements: { plan: 'growth', botSlots: 3, tierSlots: { starter: 0, growth: 0, scale: 0 }, messagesPerMonth: 5000, pagesPerBot: 500, webhooks: false },
+    entitlements: { plan: 'growth', botSlots: 3, tierSlots: { starter: 0, growth: 0, scale: 0 }, messagesPerMonth: 5000, pagesPerBot: 500, widgetMessagesPerBotPerMonth: 2000, webhooks: false },
     ...overrides,
   };
 }

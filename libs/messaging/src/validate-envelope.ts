@@ -45,7 +45,7 @@ export function validateEnvelope<S extends RpcSubject>(subject: S, payload: unkn
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CTX_KEYS = new Set(['tenantId', 'tokenId', 'scopes', 'botIds', 'requestId', 'entitlements']);
-const ENTITLEMENT_KEYS = new Set(['plan', 'botSlots', 'tierSlots', 'messagesPerMonth', 'pagesPerBot', 'webhooks']);
+const ENTITLEMENT_KEYS = new Set(['plan', 'botSlots', 'tierSlots', 'messagesPerMonth', 'pagesPerBot', 'widgetMessagesPerBotPerMonth', 'webhooks']);
 const SCOPE_SET = new Set<string>(SCOPES);
 const PLAN_SET = new Set<string>(PLANS);
 const isCount = (v: unknown) => Number.isInteger(v) && (v as number) >= 0;
@@ -70,7 +70,7 @@ export function acceptCallerContext(plain: unknown): CallerContext | null {
   const e = c['entitlements'] as Record<string, unknown> | null | undefined;
   if (!e || typeof e !== 'object' || Array.isArray(e) || !onlyKeys(e, ENTITLEMENT_KEYS)) return null;
   if (typeof e['plan'] !== 'string' || !PLAN_SET.has(e['plan'])) return null;
-  if (!isCount(e['botSlots']) || !isCount(e['messagesPerMonth']) || !isCount(e['pagesPerBot']) || typeof e['webhooks'] !== 'boolean') return null;
+  if (!isCount(e['botSlots']) || !isCount(e['messagesPerMonth']) || !isCount(e['pagesPerBot']) || !isCount(e['widgetMessagesPerBotPerMonth']) || typeof e['webhooks'] !== 'boolean') return null;
   const tiers = e['tierSlots'] as Record<string, unknown> | null;
   if (!tiers || typeof tiers !== 'object' || Array.isArray(tiers) || !Object.values(tiers).every(isCount)) return null;
   if (!Object.keys(tiers).every((t) => (ENTERPRISE_TIERS as readonly string[]).includes(t))) return null;

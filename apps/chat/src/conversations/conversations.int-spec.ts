@@ -25,7 +25,7 @@ beforeAll(async () => {
 });
 
 beforeEach(async () => {
-  await ds.query('TRUNCATE chat.messages, chat.sessions, chat.usage');
+  await ds.query('TRUNCATE chat.messages, chat.sessions, chat.usage, chat.widget_usage');
 });
 
 afterAll(async () => {
@@ -423,5 +423,33 @@ describe('reserveMessage', () => {
     await messages.releaseMessage(ds.manager, tenantId, now);
     await messages.releaseMessage(ds.manager, tenantId, now);
     expect(await messages.reserveMessage(ds.manager, tenantId, 1, now)).toEqual({ ok: true, used: 1 });
+  });
+});
+
+describe('reserveWidgetMessage', () => {
+  it('counts per bot up to the limit under concurrency, apart from the workspace quota', async () => {
+    const tenantId = randomUUID();
+    const botA = randomUUID();
+    const botB = randomUUID();
+    const now = new Date('2030-05-15T12:00:00Z');
+    const results = await Promise.all(Array.from({ length: 12 }, () => ds.transaction((m) => messages.reserveWidgetMessage(m, tenantId, botA, 5, now))));
+    expect(results.filter((r) => r.ok)).toHaveLength(5);
+    expect(results.filter((r) => !r.ok).every((r) => r.used === 5)).toBe(true);
+    expect(await messages.reserveWidgetMessage(ds.manager, tenantId, botB, 5, now)).toEqual({ ok: true, used: 1 });
+    expect(await messages.reserveWidgetMessage(ds.manager, tenantId, botA, 5, new Date('2030-06-01T00:00:00Z'))).toEqual({ ok: true, used: 1 });
+    expect(await ds.query(`SELECT 1 FROM chat.usage WHERE tenant_id = $1`, [tenantId])).toEqual([]);
+    expect(await messages.reserveMessage(ds.manager, tenantId, 1, now)).toEqual({ ok: true, used: 1 });
+  });
+
+  it('refuses everything with a limit of zero and gives a reservation back, never below zero', async () => {
+    const tenantId = randomUUID();
+    const bot = randomUUID();
+    const now = new Date('2030-07-04T00:00:00Z');
+    expect(await messages.reserveWidgetMessage(ds.manager, tenantId, bot, 0, now)).toEqual({ ok: false, used: 0 });
+    await messages.reserveWidgetMessage(ds.manager, tenantId, bot, 1, now);
+    expect(await messages.reserveWidgetMessage(ds.manager, tenantId, bot, 1, now)).toEqual({ ok: false, used: 1 });
+    await messages.releaseWidgetMessage(ds.manager, tenantId, bot, now);
+    await messages.releaseWidgetMessage(ds.manager, tenantId, bot, now);
+    expect(await messages.reserveWidgetMessage(ds.manager, tenantId, bot, 1, now)).toEqual({ ok: true, used: 1 });
   });
 });

@@ -41,7 +41,7 @@ export function usageMonth(now: Date): string {
   return `${now.getUTCFullYear().toString().padStart(4, '0')}-${String(now.getUTCMonth() + 1).padStart(2, '0')}-01`;
 }
 
-/** Writes of chat.messages, chat.sessions and chat.usage. Every method names the tenant. */
+/** Writes of chat.messages, chat.sessions, chat.usage and chat.widget_usage. Every method names the tenant. */
 @Injectable()
 export class MessagesRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
@@ -142,6 +142,38 @@ export class MessagesRepository {
    */
   async releaseMessage(m: EntityManager, tenantId: string, now: Date): Promise<void> {
     await m.query(`UPDATE chat.usage SET messages = messages - 1 WHERE tenant_id = $1 AND month = $2::date AND messages > 0`, [tenantId, usageMonth(now)]);
+  }
+
+  /**
+   * Counts one widget chat message against the bot's widget budget of `limit` messages for `now`'s
+   * calendar month (UTC), apart from the workspace's quota. Atomic in the same way as reserveMessage.
+   */
+  async reserveWidgetMessage(m: EntityManager, tenantId: string, chatbotId: string, limit: number, now: Date): Promise<QuotaReservation> {
+    const month = usageMonth(now);
+    const [counted] = await queryRows<{ messages: number }>(
+      m,
+      `INSERT INTO chat.widget_usage AS u (tenant_id, chatbot_id, month, messages)
+       SELECT $1, $2, $3::date, 1 WHERE $4::int > 0
+       ON CONFLICT (tenant_id, chatbot_id, month) DO UPDATE SET messages = u.messages + 1 WHERE u.messages < $4::int
+       RETURNING messages`,
+      [tenantId, chatbotId, month, limit],
+    );
+    if (counted) return { ok: true, used: counted.messages };
+    const [current] = await queryRows<{ messages: number }>(m, `SELECT messages FROM chat.widget_usage WHERE tenant_id = $1 AND chatbot_id = $2 AND month = $3::date`, [
+      tenantId,
+      chatbotId,
+      month,
+    ]);
+    return { ok: false, used: current?.messages ?? 0 };
+  }
+
+  /** Gives back a widget message reserved for `now`'s month (pass the reservation's `now`). Never goes below zero. */
+  async releaseWidgetMessage(m: EntityManager, tenantId: string, chatbotId: string, now: Date): Promise<void> {
+    await m.query(`UPDATE chat.widget_usage SET messages = messages - 1 WHERE tenant_id = $1 AND chatbot_id = $2 AND month = $3::date AND messages > 0`, [
+      tenantId,
+      chatbotId,
+      usageMonth(now),
+    ]);
   }
 
   /**

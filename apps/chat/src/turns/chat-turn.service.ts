@@ -6,7 +6,7 @@ import type { NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { BotSummary, CallerContext, ChatStreamEvent, ChatTurnRequest, ChatTurnStarted, ErrorCode, PassageView } from '@sa/contracts';
-import { BotAccessDenied, NotFound, QuotaExhausted } from '@sa/errors';
+import { BotAccessDenied, DomainError, NotFound, QuotaExhausted, WidgetBudgetExhausted } from '@sa/errors';
 import { Outbox } from '@sa/events';
 import { NATS_CONNECTION, RpcClient } from '@sa/messaging';
 import { buildMessages, streamAnswer, withoutControlTokens } from '../answer/chat-model';
@@ -16,7 +16,9 @@ import { resolveReplyLanguage } from '../answer/language';
 import { phrase } from '../answer/phrases';
 import { CHAT_LOGGER, CHAT_MODEL } from '../chat.tokens';
 import { CHAT_CONFIG, ChatConfig } from '../config/chat.config';
-import { MessagesRepository } from '../conversations/messages.repository';
+import { MessagesRepository, QuotaReservation } from '../conversations/messages.repository';
+import { newWidgetSessionId } from '../widget/widget-session-id';
+import { WidgetSessionsRepository } from '../widget/widget-sessions.repository';
 import { StorableStream, storable } from './storable-text';
 
 interface Turn {
@@ -29,8 +31,8 @@ interface Turn {
   passages: PassageView[];
   /** Aborted with a CutReason. */
   abort: AbortController;
-  /** When the turn's message was counted against the quota (the month to give it back to). */
-  reservedAt: Date;
+  /** Gives the turn's reserved message back to what it was counted against (the workspace quota or the bot's widget budget), in the month it was counted in. */
+  release: () => Promise<void>;
 }
 
 /** Why generation stopped early: the visitor went away, the turn's time limit, or a shutdown. */
@@ -53,6 +55,7 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
   constructor(
     private readonly rpc: RpcClient,
     private readonly messages: MessagesRepository,
+    private readonly widgetSessions: WidgetSessionsRepository,
     private readonly outbox: Outbox,
     @InjectDataSource() private readonly ds: DataSource,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
@@ -64,31 +67,34 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
   async start(ctx: CallerContext, req: ChatTurnRequest): Promise<ChatTurnStarted> {
     // The checks and retrieval run concurrently (time to first byte); their verdicts are applied
     // in a fixed order, and a reserved message is given back when a later check refuses the turn.
-    const sessionId = req.sessionId ?? randomUUID();
+    // A widget turn without a session starts a new widget session (the gateway has checked any
+    // session a widget turn names); other channels take the session id the caller chose.
+    const mintSession = req.channel === 'widget' && !req.sessionId;
+    const sessionId = req.sessionId ?? (mintSession ? newWidgetSessionId() : randomUUID());
     const now = new Date();
+    const bucket = this.bucketOf(ctx, req, now);
     const botP = this.resolveBot(ctx, req.chatbotId);
     const chatbotIdP = req.chatbotId ? Promise.resolve(req.chatbotId) : botP.then((b) => b?.id ?? null);
     const searchP = chatbotIdP.then((chatbotId) => this.rpc.send('knowledge.passage.search', { query: req.message, chatbotId, k: this.config.passages }, ctx));
     const sessionP = req.sessionId ? botP.then((b) => this.checkSession(ctx, sessionId, b?.id ?? null)) : Promise.resolve();
-    const quotaP = this.messages.reserveMessage(this.ds.manager, ctx.tenantId, ctx.entitlements.messagesPerMonth, now);
+    const quotaP = bucket.reserve();
     const [botR, sessionR, quotaR, searchR] = await Promise.allSettled([botP, sessionP, quotaP, searchP]);
     const reserved = quotaR.status === 'fulfilled' && quotaR.value.ok;
     const refuse = async (err: unknown): Promise<never> => {
-      if (reserved) await this.messages.releaseMessage(this.ds.manager, ctx.tenantId, now).catch(() => undefined);
+      if (reserved) await bucket.release().catch(() => undefined);
       throw err;
     };
     if (botR.status === 'rejected') return refuse(botR.reason);
     if (sessionR.status === 'rejected') return refuse(sessionR.reason);
     if (quotaR.status === 'rejected') return refuse(quotaR.reason);
-    if (!quotaR.value.ok) {
-      throw new QuotaExhausted(`The monthly message quota of ${ctx.entitlements.messagesPerMonth} messages is used up`, { messages_per_month: ctx.entitlements.messagesPerMonth });
-    }
+    if (!quotaR.value.ok) throw bucket.exhausted();
     if (searchR.status === 'rejected') return refuse(searchR.reason);
+    if (mintSession) await this.widgetSessions.add(ctx.tenantId, req.chatbotId!, sessionId).catch(refuse);
     const bot = botR.value;
     const passages = searchR.value;
     const { language, detected } = resolveReplyLanguage({ requested: req.language, text: req.message, botLanguage: bot?.language ?? 'en' });
     const abort = new AbortController();
-    const turn: Turn = { ctx, req, sessionId, bot, language, detected, passages, abort, reservedAt: now };
+    const turn: Turn = { ctx, req, sessionId, bot, language, detected, passages, abort, release: () => bucket.release() };
     const done = this.run(turn).finally(() => this.running.delete(req.turnId));
     this.running.set(req.turnId, { abort, done });
     return { turn_id: req.turnId, session_id: sessionId, chatbot_id: bot?.id ?? null, language };
@@ -188,7 +194,7 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
   private async giveBack(turn: Turn): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await this.messages.releaseMessage(this.ds.manager, turn.ctx.tenantId, turn.reservedAt);
+        await turn.release();
         return;
       } catch (err) {
         if (attempt >= GIVE_BACK_RETRY_MS.length) {
@@ -255,6 +261,30 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
       }
       return assistantMessage.id;
     });
+  }
+
+  /**
+   * What a turn is counted against: a widget turn (anonymous visitors) against its bot's monthly
+   * widget budget, every other turn (POST /v1/chat, MCP ask_bot) against the workspace's monthly
+   * message quota, so widget traffic can never use up the workspace's own API use.
+   */
+  private bucketOf(ctx: CallerContext, req: ChatTurnRequest, now: Date): { reserve(): Promise<QuotaReservation>; release(): Promise<void>; exhausted(): DomainError } {
+    const m = this.ds.manager;
+    if (req.channel === 'widget') {
+      const botId = req.chatbotId;
+      const limit = ctx.entitlements.widgetMessagesPerBotPerMonth;
+      return {
+        reserve: () => (botId ? this.messages.reserveWidgetMessage(m, ctx.tenantId, botId, limit, now) : Promise.reject(new BotAccessDenied('A widget turn must name its bot'))),
+        release: () => this.messages.releaseWidgetMessage(m, ctx.tenantId, botId!, now),
+        exhausted: () => new WidgetBudgetExhausted(limit),
+      };
+    }
+    const limit = ctx.entitlements.messagesPerMonth;
+    return {
+      reserve: () => this.messages.reserveMessage(m, ctx.tenantId, limit, now),
+      release: () => this.messages.releaseMessage(m, ctx.tenantId, now),
+      exhausted: () => new QuotaExhausted(`The monthly message quota of ${limit} messages is used up`, { messages_per_month: limit }),
+    };
   }
 
   private async resolveBot(ctx: CallerContext, chatbotId: string | undefined): Promise<BotSummary | null> {

@@ -7,10 +7,11 @@ import { DomainError } from '@sa/errors';
 import { Outbox } from '@sa/events';
 import { createTestDatabase } from '@sa/testing';
 import { MessagesRepository, NewTurn, StoredTurn } from '../conversations/messages.repository';
+import { WidgetSessionsRepository } from './widget-sessions.repository';
 import { WidgetRepository } from './widget.repository';
 import { WidgetService } from './widget.service';
 
-// The widget's feedback, tickets and handoff against the real PostgreSQL: the bot and session
+// The widget's sessions, feedback, tickets and handoff against the real PostgreSQL: the bot and session
 // checks, chat.tickets, and the events written to chat.outbox in the same transaction.
 
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -22,11 +23,11 @@ beforeAll(async () => {
   db = await createTestDatabase('sa_test_chat_widget');
   ds = await new DataSource({ ...dataSourceOptions({ url: db.url, applicationName: 'chat-widget-int', poolSize: 5 }), logging: false }).initialize();
   messages = new MessagesRepository(ds);
-  service = new WidgetService(new WidgetRepository(ds), messages, new Outbox('chat'), ds);
+  service = new WidgetService(new WidgetRepository(ds), new WidgetSessionsRepository(ds), messages, new Outbox('chat'), ds);
 });
 
 beforeEach(async () => {
-  await ds.query('TRUNCATE chat.messages, chat.sessions, chat.tickets, chat.outbox');
+  await ds.query('TRUNCATE chat.messages, chat.sessions, chat.tickets, chat.outbox, chat.widget_sessions');
 });
 
 afterAll(async () => {
@@ -69,6 +70,33 @@ async function codeOf(p: Promise<unknown>): Promise<string> {
   }
   throw new Error('expected a DomainError');
 }
+
+describe('widget sessions', () => {
+  it('mints unguessable ids, each a widget session of its own bot and workspace only', async () => {
+    const tenantId = randomUUID();
+    const botId = randomUUID();
+    const otherBot = randomUUID();
+    const ctx = widgetCtx(tenantId, botId);
+    const a = (await service.createSession(ctx, { chatbotId: botId })).session_id;
+    const b = (await service.createSession(ctx, { chatbotId: botId })).session_id;
+    expect(a).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(b).not.toBe(a);
+    const check = (c: CallerContext, chatbotId: string, sessionId: string) => service.checkSession(c, { chatbotId, sessionId });
+    expect(await check(ctx, botId, a)).toEqual({ widget_session: true });
+    expect(await check(widgetCtx(tenantId, otherBot), otherBot, a)).toEqual({ widget_session: false });
+    expect(await check(widgetCtx(randomUUID(), botId), botId, a)).toEqual({ widget_session: false });
+    expect(await check(ctx, botId, 'visitor-chosen')).toEqual({ widget_session: false });
+    expect(await codeOf(check(ctx, otherBot, a))).toBe('bot_access_denied');
+    expect(await codeOf(service.createSession(ctx, { chatbotId: otherBot }))).toBe('bot_access_denied');
+  });
+
+  it('never counts a session that only has messages (POST /v1/chat) as a widget session', async () => {
+    const tenantId = randomUUID();
+    const botId = randomUUID();
+    await turn(tenantId, botId, 'api-session');
+    expect(await service.checkSession(widgetCtx(tenantId, botId), { chatbotId: botId, sessionId: 'api-session' })).toEqual({ widget_session: false });
+  });
+});
 
 describe('feedback', () => {
   it('sets (and re-sets) feedback on an assistant message of the bot session', async () => {

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { CallerContext, FeedbackRequest, HandoffRequest, TicketRequest, TicketView } from '@sa/contracts';
+import { CallerContext, FeedbackRequest, HandoffRequest, TicketRequest, TicketView, WidgetSessionCheck, WidgetSessionCheckRequest, WidgetSessionRequest, WidgetSessionView } from '@sa/contracts';
 import { BotAccessDenied, NotFound } from '@sa/errors';
 import { Outbox } from '@sa/events';
 import { MessagesRepository } from '../conversations/messages.repository';
+import { WidgetSessionsRepository } from './widget-sessions.repository';
 import { WidgetRepository } from './widget.repository';
 
 /**
@@ -15,10 +16,23 @@ import { WidgetRepository } from './widget.repository';
 export class WidgetService {
   constructor(
     private readonly widget: WidgetRepository,
+    private readonly sessions: WidgetSessionsRepository,
     private readonly messages: MessagesRepository,
     private readonly outbox: Outbox,
     @InjectDataSource() private readonly ds: DataSource,
   ) {}
+
+  /** Mints a widget session of the widget's bot. */
+  async createSession(ctx: CallerContext, req: WidgetSessionRequest): Promise<WidgetSessionView> {
+    const botId = requireBot(ctx, req.chatbotId);
+    return { session_id: await this.sessions.mint(ctx.tenantId, botId) };
+  }
+
+  /** Whether the session was minted as a widget session of the widget's bot (the gateway refuses the call otherwise). */
+  async checkSession(ctx: CallerContext, req: WidgetSessionCheckRequest): Promise<WidgetSessionCheck> {
+    const botId = requireBot(ctx, req.chatbotId);
+    return { widget_session: await this.sessions.isWidgetSession(ctx.tenantId, botId, req.sessionId) };
+  }
 
   /** Feedback on an assistant message of a session of the widget's bot; 404 for any other message. */
   async feedback(ctx: CallerContext, req: FeedbackRequest): Promise<{ message_id: string; feedback: 'positive' | 'negative' }> {
@@ -32,7 +46,7 @@ export class WidgetService {
   async createTicket(ctx: CallerContext, req: TicketRequest): Promise<TicketView> {
     const botId = requireBot(ctx, req.chatbotId);
     return this.ds.transaction(async (m) => {
-      await this.checkSession(m, ctx.tenantId, req.sessionId, botId);
+      await this.checkSessionBot(m, ctx.tenantId, req.sessionId, botId);
       const ticket = await this.widget.insertTicket(m, {
         tenantId: ctx.tenantId,
         chatbotId: botId,
@@ -59,7 +73,7 @@ export class WidgetService {
   async handoff(ctx: CallerContext, req: HandoffRequest): Promise<{ session_id: string; handoff: true }> {
     const botId = requireBot(ctx, req.chatbotId);
     await this.ds.transaction(async (m) => {
-      await this.checkSession(m, ctx.tenantId, req.sessionId, botId);
+      await this.checkSessionBot(m, ctx.tenantId, req.sessionId, botId);
       await this.outbox.add(m, 'conversation.handoff', ctx.tenantId, {
         session_id: req.sessionId,
         chatbot_id: botId,
@@ -75,7 +89,7 @@ export class WidgetService {
   }
 
   /** An existing session must belong to the widget's bot. */
-  private async checkSession(m: EntityManager, tenantId: string, sessionId: string, botId: string): Promise<void> {
+  private async checkSessionBot(m: EntityManager, tenantId: string, sessionId: string, botId: string): Promise<void> {
     const owner = await this.messages.sessionBot(tenantId, sessionId, m);
     if (owner !== undefined && owner !== botId) throw new BotAccessDenied('This session belongs to another bot');
   }

@@ -153,8 +153,15 @@ const CODES_BY_STATUS: Record<number, ErrorCode[]> = {
   503: ['service_unavailable'],
 };
 
+/** Codes only the visitor widget API (/widget/v1) sends, by status; never sent under /v1. */
+export const WIDGET_CODES_BY_STATUS: Record<number, ErrorCode[]> = {
+  402: ['widget_budget_exhausted'],
+  403: ['session_forbidden'],
+};
+
 const codeList = (codes: string[]): string => codes.map((code) => `\`${code}\``).join(', ');
 export const codesFor = (status: number): string => codeList(CODES_BY_STATUS[status] ?? []);
+export const widgetCodesFor = (status: number): string => codeList(WIDGET_CODES_BY_STATUS[status] ?? []);
 
 // ---------------------------------------------------------------------------------------------
 // Enumerations, exactly as in the spec.
@@ -431,7 +438,7 @@ export const schemas: Record<string, Schema> = {
   ErrorObject: obj(
     {
       error: str({ description: 'Reason phrase of the status, for example `Conflict` (this implementation).' }),
-      code: str({ description: `Machine code. The spec names \`api_locked\`; the complete list is not shown. This implementation sends: ${codeList(Object.values(CODES_BY_STATUS).flat().filter((code) => code !== 'validation_failed'))}.` }),
+      code: str({ description: `Machine code. The spec names \`api_locked\`; the complete list is not shown. This implementation sends: ${codeList(Object.values(CODES_BY_STATUS).flat().filter((code) => code !== 'validation_failed'))}; the visitor widget API also ${codeList(Object.values(WIDGET_CODES_BY_STATUS).flat())}.` }),
       message: str(),
       retry_after: int({ description: 'Seconds to wait (429).' }),
       suggested_name: str({ description: 'A free bot name (409 on POST /bots).' }),

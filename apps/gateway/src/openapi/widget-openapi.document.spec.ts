@@ -16,12 +16,13 @@ const schemas = doc.components.schemas as Record<string, Json>;
 
 const routes: [string, string, string, string][] = [
   // [path, success status, request schema, data schema]
+  ['/bots/{botId}/sessions', '201', 'WidgetSessionRequest', 'WidgetSession'],
   ['/bots/{botId}/chat', '200', 'WidgetChatRequest', ''],
   ['/bots/{botId}/feedback', '200', 'WidgetFeedbackRequest', 'FeedbackResult'],
   ['/bots/{botId}/identify', '200', 'WidgetIdentifyRequest', 'IdentifyResult'],
-  ['/bots/{botId}/leads', '201', 'WidgetLeadRequest', 'Lead'],
-  ['/bots/{botId}/bookings', '201', 'WidgetBookingRequest', 'Booking'],
-  ['/bots/{botId}/tickets', '201', 'WidgetTicketRequest', 'Ticket'],
+  ['/bots/{botId}/leads', '201', 'WidgetLeadRequest', 'Receipt'],
+  ['/bots/{botId}/bookings', '201', 'WidgetBookingRequest', 'VisitorBooking'],
+  ['/bots/{botId}/tickets', '201', 'WidgetTicketRequest', 'Receipt'],
   ['/bots/{botId}/handoff', '200', 'WidgetHandoffRequest', 'HandoffResult'],
 ];
 
@@ -49,11 +50,11 @@ describe('buildWidgetOpenApiDocument', () => {
     expect(Object.isFrozen(buildOpenApiDocument())).toBe(true);
   });
 
-  it('has the 7 widget operations (and its own description), with unique operationIds and no authentication', () => {
+  it('has the 8 widget operations (and its own description), with unique operationIds and no authentication', () => {
     const actual = Object.entries(doc.paths as Record<string, Json>).flatMap(([path, item]) => Object.keys(item).map((m) => `${m} ${path}`));
     expect(actual.sort()).toEqual([...routes.map(([p]) => `post ${p}`), 'get /openapi.json'].sort());
     const ops = Object.values(doc.paths as Record<string, Json>).flatMap((item) => Object.values(item) as Json[]);
-    expect(new Set(ops.map((o) => o.operationId)).size).toBe(8);
+    expect(new Set(ops.map((o) => o.operationId)).size).toBe(9);
     for (const o of ops) {
       expect(o.security).toEqual([]);
       expect(o['x-required-scope']).toBeUndefined();
@@ -64,8 +65,7 @@ describe('buildWidgetOpenApiDocument', () => {
 
   it('never uses `nullable` (3.1 uses type arrays)', () => {
     expect(JSON.stringify(doc)).not.toContain('nullable');
-    expect(schemas.Booking.properties.notes.type).toEqual(['string', 'null']);
-    expect(schemas.Ticket.properties.name.type).toEqual(['string', 'null']);
+    expect(schemas.VisitorBooking.properties.notes.type).toEqual(['string', 'null']);
   });
 
   it('resolves every $ref to an existing component', () => {
@@ -77,9 +77,19 @@ describe('buildWidgetOpenApiDocument', () => {
     }
   });
 
-  it('reuses the REST document\'s Booking and Lead', () => {
+  it("reuses the REST document's error bodies and chat chunk, and the visitor's part of its Booking", () => {
     const rest = (buildOpenApiDocument() as Json).components.schemas;
-    for (const name of ['Booking', 'Lead', 'ErrorObject', 'ValidationError', 'ValidationIssue', 'ChatChunk']) expect(schemas[name]).toEqual(rest[name]);
+    for (const name of ['ErrorObject', 'ValidationError', 'ValidationIssue', 'ChatChunk']) expect(schemas[name]).toEqual(rest[name]);
+    for (const [key, schema] of Object.entries(schemas.VisitorBooking.properties)) expect([key, schema]).toEqual([key, rest.Booking.properties[key]]);
+  });
+
+  it('answers only what the visitor sent plus ids, statuses and timestamps: no tenant id, no stored lead', () => {
+    expect(schemas.Lead).toBeUndefined();
+    expect(schemas.Booking).toBeUndefined();
+    expect(Object.keys(schemas.Receipt.properties).sort()).toEqual(['created_at', 'id', 'session_id', 'status']);
+    expect(Object.keys(schemas.VisitorBooking.properties)).not.toContain('tenant_id');
+    expect(Object.keys(schemas.VisitorBooking.properties)).not.toContain('rejection_comment');
+    expect(JSON.stringify(doc)).not.toContain('tenant_id');
   });
 
   describe.each(routes)('POST %s', (path, status, body, data) => {
@@ -92,8 +102,9 @@ describe('buildWidgetOpenApiDocument', () => {
 
     it(`answers ${status} and the widget errors`, () => {
       const responses = post(path).responses;
-      expect(Object.keys(responses).sort()).toEqual([status, '400', '402', '404', '429', '503'].sort());
-      for (const [s, name] of [['400', 'BadRequest'], ['402', 'PaymentRequired'], ['404', 'NotFound'], ['429', 'TooManyRequests'], ['503', 'ServiceUnavailable']]) {
+      const takesSession = path !== '/bots/{botId}/sessions';
+      expect(Object.keys(responses).sort()).toEqual([status, '400', '402', ...(takesSession ? ['403'] : []), '404', '429', '503'].sort());
+      for (const [s, name] of [['400', 'BadRequest'], ['402', 'PaymentRequired'], ['404', 'NotFound'], ['429', 'TooManyRequests'], ['503', 'ServiceUnavailable'], ...(takesSession ? [['403', 'Forbidden']] : [])]) {
         expect(responses[s]).toEqual({ $ref: `#/components/responses/${name}` });
       }
       if (data) {
@@ -107,14 +118,16 @@ describe('buildWidgetOpenApiDocument', () => {
     });
   });
 
-  it('describes the errors: api_locked, unknown bot, Retry-After', () => {
+  it('describes the errors: api_locked, widget_budget_exhausted, session_forbidden, unknown bot, Retry-After', () => {
     const r = doc.components.responses;
     expect(r.PaymentRequired.description).toContain('`api_locked`');
+    expect(r.PaymentRequired.description).toContain('`widget_budget_exhausted`');
+    expect(r.PaymentRequired.description).not.toContain('`quota_exhausted`');
+    expect(r.Forbidden.description).toContain('`session_forbidden`');
     expect(r.NotFound.description).toContain('Unknown bot');
     expect(r.TooManyRequests.headers['Retry-After']).toMatchObject({ required: true, schema: { type: 'integer' } });
     expect(r.BadRequest.content['application/json'].schema.oneOf).toEqual([{ $ref: '#/components/schemas/ErrorObject' }, { $ref: '#/components/schemas/ValidationError' }]);
     expect(r.Unauthorized).toBeUndefined();
-    expect(r.Forbidden).toBeUndefined();
   });
 
   describe('request schemas as JSON Schema 2020-12 (ajv, strict) with the limits of libs/contracts', () => {
@@ -125,6 +138,12 @@ describe('buildWidgetOpenApiDocument', () => {
 
     it('compiles every component schema', () => {
       for (const name of Object.keys(schemas)) expect(() => validate(name)).not.toThrow();
+    });
+
+    it('WidgetSessionRequest', () => {
+      const v = validate('WidgetSessionRequest');
+      expect(v({})).toBe(true);
+      expect(v({ sessionId: 'mine' })).toBe(false);
     });
 
     it('WidgetChatRequest', () => {
@@ -197,10 +216,27 @@ describe('buildWidgetOpenApiDocument', () => {
 
     it('accepts the results the routes send', () => {
       expect(validate('FeedbackResult')({ message_id: uuidA, feedback: 'negative' })).toBe(true);
-      expect(validate('IdentifyResult')({ session_id: 's1', lead_id: null })).toBe(true);
+      expect(validate('IdentifyResult')({ session_id: 's1', identified: true })).toBe(true);
       expect(validate('HandoffResult')({ session_id: 's1', handoff: true })).toBe(true);
-      const ticket = { id: uuidA, session_id: 's1', chatbot_id: uuidA, email: 'a@b.co', name: null, subject: 'Help', message: 'Hi', created_at: '2026-03-01T10:00:00.000Z' };
-      expect(validate('Ticket')(ticket)).toBe(true);
+      expect(validate('WidgetSession')({ session_id: 'x'.repeat(43) })).toBe(true);
+      const receipt = { id: uuidA, session_id: 's1', status: 'received', created_at: '2026-03-01T10:00:00.000Z' };
+      expect(validate('Receipt')(receipt)).toBe(true);
+      expect(validate('Receipt')({ ...receipt, status: 'new' })).toBe(false);
+      const booking = {
+        id: uuidA,
+        chatbot_id: uuidA,
+        name: 'Lin',
+        email: 'lin@example.com',
+        phone: '+65 6123 4567',
+        notes: null,
+        requested_slot: null,
+        country: null,
+        time_zone: null,
+        custom_fields: null,
+        status: 'pending',
+        created_at: '2026-03-01T10:00:00.000Z',
+      };
+      expect(validate('VisitorBooking')(booking)).toBe(true);
     });
   });
 });

@@ -14,13 +14,13 @@ import {
   errorResponse,
   int,
   json,
-  nullable,
   obj,
   ref,
   schemas as restSchemas,
   str,
   stringMap,
   uuid,
+  widgetCodesFor,
 } from './openapi.document';
 
 /**
@@ -29,7 +29,8 @@ import {
  *
  * This API is this implementation's own: the API specification says visitors act "through the
  * widget" and shows no API for it. Request bodies restate the limits of libs/contracts
- * (widget.ts, WidgetBookingBody in bookings.ts); resources reuse the REST document's schemas.
+ * (widget.ts, WidgetBookingBody in bookings.ts); answers are the visitor views of widget.ts, which
+ * carry only what the visitor sent plus ids, statuses and timestamps.
  */
 
 // ---------------------------------------------------------------------------------------------
@@ -40,16 +41,20 @@ const NOT_BLANK = '\\S';
 const notBlank = (schema: Schema): Schema => ({ ...schema, pattern: NOT_BLANK }) as Schema;
 
 const sessionId = (description: string): Schema => str({ minLength: 1, maxLength: 120, description });
-const SESSION = 'The visitor session: a stable id, 1 to 120 characters, that groups turns into one conversation.';
+const SESSION =
+  'The visitor session, minted by the server (POST /bots/{botId}/sessions, or the X-Session-Id of a chat started without one). ' +
+  'Any other id, or a session of another bot, is refused with 403 `session_forbidden`.';
 const email = (): Schema => str({ format: 'email', minLength: 3, maxLength: 254 });
 const phone = (): Schema => str({ minLength: 3, maxLength: 40 });
 const personName = (): Schema => str({ minLength: 1, maxLength: 200 });
 
 const requestSchemas: Record<string, Schema> = {
+  WidgetSessionRequest: obj({}, { additionalProperties: false, description: 'Body of POST /bots/{botId}/sessions: none, or an empty object. Unknown members are rejected (400).' }),
+
   WidgetChatRequest: obj(
     {
       message: notBlank(str({ minLength: 1, maxLength: 2000, description: '1 to 2000 characters, not only white space.' })),
-      sessionId: sessionId(`${SESSION} When omitted a new session is started; its id is returned in the X-Session-Id header.`),
+      sessionId: sessionId(`${SESSION} When omitted a new session is minted; its id is returned in the X-Session-Id header.`),
       language: str({ description: "Reply language code such as `en` or `ja-JP` (BCP 47). When omitted the bot's default is used." }),
     },
     { required: ['message'], additionalProperties: false, description: 'Body of POST /bots/{botId}/chat. Unknown members are rejected (400).' },
@@ -138,34 +143,41 @@ const requestSchemas: Record<string, Schema> = {
 // ---------------------------------------------------------------------------------------------
 // Response schemas: the REST document's resources, plus the widget's own results.
 
+/** The members of `schema` named in `keys`, in that order, all required. */
+function pick(schema: Schema, keys: string[], description: string): Schema {
+  return obj(Object.fromEntries(keys.map((k) => [k, schema.properties![k]])), { description });
+}
+
 const responseSchemas: Record<string, Schema> = {
-  Booking: restSchemas.Booking,
-  Lead: restSchemas.Lead,
   ChatChunk: restSchemas.ChatChunk,
   ErrorObject: restSchemas.ErrorObject,
   ValidationIssue: restSchemas.ValidationIssue,
   ValidationError: restSchemas.ValidationError,
 
-  Ticket: obj(
+  WidgetSession: obj(
+    { session_id: str({ maxLength: 120, description: "A fresh, unguessable session id (256 random bits, base64url). Keep it in the browser: it is the visitor's key to the session." }) },
+    { description: 'A new widget session of the bot.' },
+  ),
+
+  Receipt: obj(
     {
-      id: uuid(),
-      session_id: str(),
-      chatbot_id: uuid(),
-      email: str(),
-      name: nullable(str()),
-      subject: str(),
-      message: str(),
+      id: uuid('The stored record (lead or ticket).'),
+      session_id: str({ description: 'The session it belongs to (for a lead form sent without a session, one the server made).' }),
+      status: str({ const: 'received' }),
       created_at: dateTime(),
     },
-    { description: 'A support ticket created through the widget.' },
+    { description: 'The submission was stored. Nothing stored about the visitor is returned.' },
+  ),
+
+  VisitorBooking: pick(
+    restSchemas.Booking,
+    ['id', 'chatbot_id', 'name', 'email', 'phone', 'notes', 'requested_slot', 'country', 'time_zone', 'custom_fields', 'status', 'created_at'],
+    "The visitor's booking request as stored: the fields they sent, with its id, status (`pending`) and creation time.",
   ),
 
   FeedbackResult: obj({ message_id: uuid(), feedback: str({ enum: FEEDBACK_VALUES }) }, { description: 'The feedback now recorded on the message.' }),
 
-  IdentifyResult: obj(
-    { session_id: str(), lead_id: nullable(uuid('The lead of the session, when there is one.')) },
-    { description: 'The session now linked to the signed-in visitor.' },
-  ),
+  IdentifyResult: obj({ session_id: str(), identified: { type: 'boolean', const: true } }, { description: 'The session is now linked to the signed-in visitor.' }),
 
   HandoffResult: obj({ session_id: str(), handoff: { type: 'boolean', const: true } }, { description: 'The session is marked for a person to take over.' }),
 };
@@ -173,9 +185,9 @@ const responseSchemas: Record<string, Schema> = {
 const schemas: Record<string, Schema> = { ...requestSchemas, ...responseSchemas };
 
 // ---------------------------------------------------------------------------------------------
-// Error responses: no token, so no 401 or 403.
+// Error responses: no token, so no 401; 403 only for a session that is not the bot's.
 
-type WidgetResponse = 'BadRequest' | 'PaymentRequired' | 'NotFound' | 'TooManyRequests' | 'ServiceUnavailable';
+type WidgetResponse = 'BadRequest' | 'PaymentRequired' | 'Forbidden' | 'NotFound' | 'TooManyRequests' | 'ServiceUnavailable';
 
 const rateHeaders = {
   'X-RateLimit-Limit': { description: 'Requests allowed in the current window.', schema: int() },
@@ -191,7 +203,11 @@ const responses: Record<WidgetResponse, Response> = {
     content: json({ oneOf: [ref('ErrorObject'), ref('ValidationError')] }),
   },
   PaymentRequired: errorResponse(
-    `The bot's workspace has no live API access (code \`api_locked\`), or a plan capacity or quota is exhausted (codes: ${codesFor(402)}).`,
+    "The bot's workspace has no live API access (code `api_locked`), or the bot's monthly widget chat budget, a plan limit per bot apart from " +
+      `the workspace's message quota, is used up (code: ${widgetCodesFor(402)}).`,
+  ),
+  Forbidden: errorResponse(
+    `The sessionId was not minted as a widget session of this bot (code: ${widgetCodesFor(403)}): the same answer for an unknown id and for another bot's session.`,
   ),
   NotFound: errorResponse(`Unknown bot: the botId is not a uuid or names no bot (code: ${codesFor(404)}). Also a record the request names that the session cannot reach.`),
   TooManyRequests: errorResponse(`Rate limit exceeded, per client IP or per session (code: ${codesFor(429)}). The body carries \`retry_after\`.`, {
@@ -220,6 +236,8 @@ interface WidgetOperationInput {
   body: string;
   status: '200' | '201';
   success: Response;
+  /** False for the one route that takes no session (POST …/sessions): it never answers 403. */
+  session?: boolean;
 }
 
 /** A public widget operation: no authentication, the bot in the path, the widget's error statuses. */
@@ -236,6 +254,7 @@ function operation(input: WidgetOperationInput): Operation {
       [input.status]: { ...input.success, headers: { ...rateHeaders, ...input.success.headers } },
       '400': responseRef('BadRequest'),
       '402': responseRef('PaymentRequired'),
+      ...(input.session === false ? {} : { '403': responseRef('Forbidden') }),
       '404': responseRef('NotFound'),
       '429': responseRef('TooManyRequests'),
       '503': responseRef('ServiceUnavailable'),
@@ -244,19 +263,31 @@ function operation(input: WidgetOperationInput): Operation {
 }
 
 const paths: Record<string, PathItem> = {
+  '/bots/{botId}/sessions': {
+    post: operation({
+      operationId: 'widgetCreateSession',
+      summary: 'Start a visitor session',
+      description: 'Mints a new widget session of the bot. The widget keeps its id and sends it with every later call.',
+      body: 'WidgetSessionRequest',
+      status: '201',
+      session: false,
+      success: { description: 'The new session.', content: json(dataOf(ref('WidgetSession'))) },
+    }),
+  },
   '/bots/{botId}/chat': {
     post: operation({
       operationId: 'widgetChat',
       summary: 'Chat with the bot',
       description:
         'Sends a visitor message and streams the reply: the same answer pipeline and event-stream format as POST /v1/chat of the REST API, ' +
-        'with channel `widget`. Counts toward the monthly message quota; exhaustion gives 402.',
+        "with channel `widget`. Counts toward the bot's monthly widget budget (a plan limit per bot), not the workspace's message quota; " +
+        'a used-up budget gives 402 `widget_budget_exhausted`.',
       body: 'WidgetChatRequest',
       status: '200',
       success: {
         description: 'The reply, streamed as server-sent events.',
         headers: {
-          'X-Session-Id': { description: 'The conversation this turn belongs to (generated when no sessionId was sent).', schema: str() },
+          'X-Session-Id': { description: 'The session this turn belongs to (minted when no sessionId was sent: keep it for later calls).', schema: str() },
           'X-Chatbot-Id': { description: 'The bot that answered.', schema: uuid() },
         },
         content: {
@@ -292,10 +323,10 @@ const paths: Record<string, PathItem> = {
     post: operation({
       operationId: 'widgetCreateLead',
       summary: 'Submit the lead form',
-      description: "Captures a lead from the widget's lead form (`captured_via` `form`).",
+      description: "Captures a lead from the widget's lead form (`captured_via` `form`). The answer is a receipt: the lead is read through the REST API.",
       body: 'WidgetLeadRequest',
       status: '201',
-      success: { description: 'The lead.', content: json(dataOf(ref('Lead'))) },
+      success: { description: 'The lead form was stored.', content: json(dataOf(ref('Receipt'))) },
     }),
   },
   '/bots/{botId}/bookings': {
@@ -305,7 +336,7 @@ const paths: Record<string, PathItem> = {
       description: 'Creates a `pending` booking; the workspace confirms, rejects, reschedules or cancels it through the REST API (PATCH /v1/bookings/{id}).',
       body: 'WidgetBookingRequest',
       status: '201',
-      success: { description: 'The booking was requested.', content: json(dataOf(ref('Booking'))) },
+      success: { description: 'The booking was requested.', content: json(dataOf(ref('VisitorBooking'))) },
     }),
   },
   '/bots/{botId}/tickets': {
@@ -315,7 +346,7 @@ const paths: Record<string, PathItem> = {
       description: "Creates a support ticket from the widget's Support tab.",
       body: 'WidgetTicketRequest',
       status: '201',
-      success: { description: 'The ticket was created.', content: json(dataOf(ref('Ticket'))) },
+      success: { description: 'The ticket was created.', content: json(dataOf(ref('Receipt'))) },
     }),
   },
   '/bots/{botId}/handoff': {
@@ -355,6 +386,8 @@ function build(): Record<string, unknown> {
         "The public API of the visitor widget: this implementation's own API, not part of the API specification (which says visitors " +
         'act through the widget and shows no API for it). The workspace REST API is described separately at GET /v1/openapi.json.\n\n' +
         'No authentication: the bot in the path names the workspace, whose API access must be live (otherwise 402, code `api_locked`). ' +
+        'Sessions are minted by the server (POST /bots/{botId}/sessions); a call naming any other session gets 403 `session_forbidden`. ' +
+        'Answers carry only what the visitor sent plus ids, statuses and timestamps. ' +
         'Requests are rate-limited per client IP and per session (429 with Retry-After). Request bodies reject unknown members (400).',
     },
     servers: [{ url: '/widget/v1', description: 'The visitor widget base address.' }],

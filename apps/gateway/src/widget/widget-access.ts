@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LRUCache } from 'lru-cache';
 import { CallerContext, Plan, PublicBot, Scope } from '@sa/contracts';
-import { ApiLocked, DomainError, NotFound, RateLimited } from '@sa/errors';
+import { ApiLocked, DomainError, NotFound, RateLimited, SessionForbidden } from '@sa/errors';
 import { PlanLimit, TokenVerifier, entitlementsOf, hasLiveApiAccess } from '@sa/identity';
 import { RpcClient } from '@sa/messaging';
 import { PLAN_LIMITS } from '../auth/auth.tokens';
@@ -13,13 +13,16 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The public widget routes carry no token: the bot in the path names the workspace. This builds
- * the caller context for them: the bot must exist and its workspace be live, the client IP and
- * the session are rate-limited, and the context is limited to that one bot, so nothing a visitor
- * sends can reach another bot or workspace.
+ * the caller context for them: the bot must exist and its workspace be live, a session the call
+ * names must be a widget session of that bot, the client IP and the session are rate-limited, and
+ * the context is limited to that one bot, so nothing a visitor sends can reach another bot or
+ * workspace.
  */
 @Injectable()
 export class WidgetAccess {
   private readonly bots = new LRUCache<string, PublicBot | 'missing'>({ max: 10000, ttl: 30_000 });
+  /** Widget sessions known to belong to a bot ("<botId> <sessionId>"). */
+  private readonly sessions = new LRUCache<string, true>({ max: 50_000, ttl: 10 * 60_000 });
 
   constructor(
     private readonly rpc: RpcClient,
@@ -34,8 +37,7 @@ export class WidgetAccess {
     const workspace = await this.verifier.workspaceById(bot.tenant_id);
     if (!workspace) throw new NotFound('Bot');
     if (!hasLiveApiAccess(workspace)) throw new ApiLocked('This bot is not available right now');
-    if (sessionId) await this.limit(reply, `widget:session:${bot.id}:${sessionId}`);
-    return {
+    const ctx: CallerContext = {
       tenantId: bot.tenant_id,
       tokenId: null,
       scopes,
@@ -43,6 +45,24 @@ export class WidgetAccess {
       requestId: String(req.id),
       entitlements: entitlementsOf(workspace, this.planLimits),
     };
+    if (sessionId) {
+      await this.checkSession(ctx, bot.id, sessionId);
+      await this.limit(reply, `widget:session:${bot.id}:${sessionId}`);
+    }
+    return ctx;
+  }
+
+  /**
+   * The one check of every widget call that names a session: it must have been minted as a widget
+   * session of the bot in the path. Unknown and another bot's get the same answer (403), so ids
+   * cannot be probed. Only positive answers are cached: a session never changes bot.
+   */
+  private async checkSession(ctx: CallerContext, botId: string, sessionId: string): Promise<void> {
+    const key = `${botId} ${sessionId}`;
+    if (this.sessions.get(key)) return;
+    const { widget_session } = await this.rpc.send('chat.widget-session.check', { chatbotId: botId, sessionId }, ctx);
+    if (!widget_session) throw new SessionForbidden();
+    this.sessions.set(key, true);
   }
 
   private async bot(botId: string): Promise<PublicBot> {

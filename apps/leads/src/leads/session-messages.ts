@@ -21,6 +21,7 @@ export function internalContext(tenantId: string, requestId: string): CallerCont
     tierSlots: {},
     messagesPerMonth: 0,
     pagesPerBot: 0,
+    widgetMessagesPerBotPerMonth: 0,
     webhooks: false,
   });
   return Object.assign(new CallerContext(), { tenantId, tokenId: null, scopes: ['conversations:read'], botIds: null, requestId: requestId.slice(0, 128), entitlements });

@@ -71,7 +71,7 @@ function widgetCtx(tenantId: string, botId: string): CallerContext {
     scopes: [],
     botIds: [botId],
     requestId: randomUUID(),
-    entitlements: { plan: 'free', botSlots: 1, tierSlots: {}, messagesPerMonth: 100, pagesPerBot: 10, webhooks: false },
+    entitlements: { plan: 'free', botSlots: 1, tierSlots: {}, messagesPerMonth: 100, pagesPerBot: 10, widgetMessagesPerBotPerMonth: 100, webhooks: false },
   } as unknown as CallerContext;
 }
 
