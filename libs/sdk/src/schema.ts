@@ -242,7 +242,7 @@ export interface paths {
         };
         /**
          * Get this API description
-         * @description Returns this API as an OpenAPI 3.1 document. No authentication.
+         * @description Returns this API as an OpenAPI 3.1 document. No authentication; requests without a token are rate-limited per client address.
          */
         get: operations["getOpenApiDocument"];
         put?: never;
@@ -1091,6 +1091,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
 }

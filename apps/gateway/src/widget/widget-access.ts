@@ -29,7 +29,6 @@ export class WidgetAccess {
   ) {}
 
   async context(botId: string, req: FastifyRequest, reply: FastifyReply, sessionId: string | undefined, scopes: Scope[]): Promise<CallerContext> {
-    await this.limit(reply, `widget:ip:${req.ip}`);
     const bot = await this.bot(botId);
     const workspace = await this.verifier.workspaceById(bot.tenant_id);
     if (!workspace) throw new NotFound('Bot');
