@@ -118,6 +118,9 @@ describe('public edge hardening (issue 14)', () => {
       expect(mcp.headers.get('x-content-type-options')).toBe('nosniff');
       const mcp401 = await mcpPost(INITIALIZE);
       expect([mcp401.status, mcp401.headers.get('x-content-type-options'), mcp401.headers.get('cache-control')]).toEqual([401, 'nosniff', 'no-store']);
+      // The API descriptions stay cacheable.
+      const openapi = await request('GET', '/openapi.json');
+      expect([openapi.headers.get('x-content-type-options'), openapi.headers.get('cache-control')]).toEqual(['nosniff', 'public, max-age=300']);
       const stream = await postSse('/chat', { message: 'hello there', chatbotId: bot }, ws.token);
       expect(stream.status).toBe(200);
       expect(stream.headers.get('x-content-type-options')).toBe('nosniff');
