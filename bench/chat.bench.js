@@ -128,6 +128,8 @@ module.exports = {
       RATE_LIMIT_REQUESTS: '1000000000',
       RATE_LIMIT_PREFIX: `sa:bench:${randomBytes(4).toString('hex')}:`,
       RPC_TIMEOUT_MS: '10000',
+      // Every load connection comes from this one address.
+      HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0',
       ...(useRedis ? { REDIS_URL: redisUrl } : {}),
       ...ctx.options.env,
       ...(profile ? profile.env : {}),

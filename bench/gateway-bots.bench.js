@@ -135,6 +135,8 @@ module.exports = {
       // The limiter is on the measured path but must never refuse.
       RATE_LIMIT_REQUESTS: '1000000000',
       RATE_LIMIT_PREFIX: rateLimitPrefix,
+      // Every load connection comes from this one address.
+      HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0',
       RPC_TIMEOUT_MS: '5000',
       ...(useRedis ? { REDIS_URL: redisUrl } : {}),
       ...ctx.options.env,

@@ -47,6 +47,7 @@ export default async function globalSetup(): Promise<void> {
     NODE_ENV: 'test',
     RATE_LIMIT_REQUESTS: '100000',
     WIDGET_RATE_LIMIT_REQUESTS: '100000',
+    ANONYMOUS_RATE_LIMIT_REQUESTS: '100000',
     RATE_LIMIT_PREFIX: rateLimitPrefix,
     RPC_TIMEOUT_MS: '3000',
     // Signing secrets encrypted at rest with a key of this run (the apps and the admin CLI share it).

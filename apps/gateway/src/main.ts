@@ -3,11 +3,16 @@ import { createEdgeApp, serveHttp } from '@sa/edge';
 import { createLogger } from '@sa/logging';
 import { AppModule } from './app.module';
 import { loadGatewayConfig } from './config/gateway.config';
+import { WIDGET_ROUTES } from './widget/widget-access';
+import { countWidgetRefusals } from './widget/widget-refusals';
 
 async function bootstrap(): Promise<void> {
   const config = loadGatewayConfig();
   const logger = createLogger('gateway', { level: config.logLevel });
-  const app = await createEdgeApp(AppModule.forRoot(config, logger), config, logger);
+  // CORS (CORS_ALLOWED_ORIGINS) for the REST API only; the widget routes grant no origin.
+  const cors = { paths: ['/v1'], allowHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'] };
+  const app = await createEdgeApp(AppModule.forRoot(config, logger), config, logger, cors);
+  countWidgetRefusals(app.getHttpAdapter().getInstance(), WIDGET_ROUTES);
   await serveHttp(app, { port: config.port, host: config.host, graceMs: config.shutdownGraceMs, logger });
   logger.info({ url: `http://${config.host}:${config.port}/v1` }, 'gateway listening');
 }

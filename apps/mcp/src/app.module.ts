@@ -5,7 +5,7 @@ import type { NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { DatabaseModule } from '@sa/db';
-import { EdgeAuthLifecycle, EdgeAuthenticator, HttpErrorFilter, RateLimiter, createAuthenticator, createRateLimiter, createTokenVerifier } from '@sa/edge';
+import { EdgeAuthLifecycle, EdgeAuthenticator, EdgeGate, HttpErrorFilter, RateLimiter, createAuthenticator, createRateLimiter, createTokenVerifier } from '@sa/edge';
 import { IDENTITY_ENTITIES, TokenVerifier } from '@sa/identity';
 import { MessagingModule, NATS_CONNECTION, RpcClient } from '@sa/messaging';
 import { OpsModule } from '@sa/ops';
@@ -15,6 +15,7 @@ import { OriginPolicy, parseList } from './http/origin-policy';
 import { ToolServerFactory } from './tools/tool-server';
 
 const RATE_LIMITER = Symbol('RATE_LIMITER');
+const ANONYMOUS_RATE_LIMITER = Symbol('ANONYMOUS_RATE_LIMITER');
 
 /** The MCP server (spec part 1 and part 4): identity from the shared database, tools over NATS. */
 @Module({})
@@ -34,12 +35,18 @@ export class AppModule {
         { provide: APP_FILTER, useValue: new HttpErrorFilter(logger) },
         { provide: TokenVerifier, inject: [getDataSourceToken()], useFactory: (ds: DataSource) => createTokenVerifier(ds, config, logger, 'mcp') },
         { provide: RATE_LIMITER, useFactory: () => createRateLimiter(config, logger, config.rateLimitRequests, config.rateLimitWindowSeconds) },
+        { provide: ANONYMOUS_RATE_LIMITER, useFactory: () => createRateLimiter(config, logger, config.anonymousRateLimitRequests, config.anonymousRateLimitWindowSeconds) },
         {
           provide: EdgeAuthenticator,
           inject: [TokenVerifier, RATE_LIMITER],
           useFactory: (verifier: TokenVerifier, limiter: RateLimiter) => createAuthenticator(verifier, limiter, config),
         },
-        { provide: OriginPolicy, useValue: new OriginPolicy({ allowedOrigins: parseList(config.allowedOrigins), allowedHosts: parseList(config.allowedHosts) }) },
+        { provide: EdgeGate, inject: [EdgeAuthenticator, ANONYMOUS_RATE_LIMITER], useFactory: (auth: EdgeAuthenticator, anonymous: RateLimiter) => new EdgeGate(auth, anonymous) },
+        // An origin granted CORS may also call: CORS_ALLOWED_ORIGINS extends MCP_ALLOWED_ORIGINS.
+        {
+          provide: OriginPolicy,
+          useValue: new OriginPolicy({ allowedOrigins: [...parseList(config.allowedOrigins), ...config.corsAllowedOrigins], allowedHosts: parseList(config.allowedHosts) }),
+        },
         {
           provide: ToolServerFactory,
           inject: [RpcClient, NATS_CONNECTION],
@@ -48,8 +55,8 @@ export class AppModule {
         },
         {
           provide: EdgeAuthLifecycle,
-          inject: [TokenVerifier, RATE_LIMITER],
-          useFactory: (verifier: TokenVerifier, limiter: RateLimiter) => new EdgeAuthLifecycle(verifier, [limiter]),
+          inject: [TokenVerifier, RATE_LIMITER, ANONYMOUS_RATE_LIMITER],
+          useFactory: (verifier: TokenVerifier, ...limiters: RateLimiter[]) => new EdgeAuthLifecycle(verifier, limiters),
         },
       ],
     };

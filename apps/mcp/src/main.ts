@@ -12,7 +12,8 @@ import { loadMcpConfig } from './config/mcp.config';
 async function bootstrap(): Promise<void> {
   const config = loadMcpConfig();
   const logger = createLogger('mcp', { level: config.logLevel });
-  const app = await createEdgeApp(AppModule.forRoot(config, logger), config, logger);
+  const cors = { paths: ['/mcp'], allowHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Last-Event-ID'] };
+  const app = await createEdgeApp(AppModule.forRoot(config, logger), config, logger, cors);
   app.connectMicroservice<MicroserviceOptions>({
     transport: Transport.NATS,
     options: { servers: [config.natsUrl], queue: 'mcp', name: `mcp-${process.pid}`, maxReconnectAttempts: -1, reconnectTimeWait: 500 },

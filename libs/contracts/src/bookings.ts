@@ -1,6 +1,6 @@
 import { Transform } from 'class-transformer';
-import { IsDefined, IsEmail, IsIn, IsInt, IsObject, IsOptional, IsString, IsUUID, Max, Min, ValidateIf } from 'class-validator';
-import { CharLength, IsIsoDateTimeWithOffset, NotBlank, toInt } from './validation';
+import { IsDefined, IsEmail, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, Min, ValidateIf } from 'class-validator';
+import { CharLength, IsIsoDateTimeWithOffset, IsStringMap, NotBlank, toInt } from './validation';
 
 export const BOOKING_STATUSES = ['pending', 'confirmed', 'rejected', 'cancelled'] as const;
 export type BookingStatus = (typeof BOOKING_STATUSES)[number];
@@ -46,7 +46,7 @@ export class WidgetBookingBody {
   @IsOptional() @IsIsoDateTimeWithOffset() requestedSlot?: string;
   @IsOptional() @IsString() @CharLength(2, 2) country?: string;
   @IsOptional() @IsString() @CharLength(1, 64) timeZone?: string;
-  @IsOptional() @IsObject() customFields?: Record<string, string>;
+  @IsOptional() @IsStringMap() customFields?: Record<string, string>;
 }
 
 /** bookings.booking.create: a visitor's booking request for one bot. */

@@ -3,7 +3,7 @@ import { Type, plainToInstance } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Max, Min, ValidateNested, ValidationError, validateSync } from 'class-validator';
 import { CreateBotRequest } from './bots';
 import { CallerContext } from './context';
-import { CharLength, IsLanguageTag, NotBlank, canonicalLanguage, charLength, toValidationIssues } from './validation';
+import { CharLength, IsLanguageTag, NotBlank, canonicalLanguage, charLength, plainJsonIssue, toValidationIssues } from './validation';
 
 // The options every edge validates with (libs/messaging validateDto).
 const OPTIONS = { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: false } as const;
@@ -233,5 +233,36 @@ describe('toValidationIssues', () => {
       ['too_small', 'ctx.entitlements.botSlots'],
       ['invalid_type', 'ctx.entitlements.webhooks'],
     ]);
+  });
+});
+
+describe('plainJsonIssue', () => {
+  const nest = (levels: number): unknown => {
+    let v: unknown = 'x';
+    for (let i = 1; i < levels; i++) v = [v];
+    return [v];
+  };
+
+  it('accepts ordinary JSON, emoji pairs included', () => {
+    expect(plainJsonIssue({ a: ['b', 1, true, null, { c: 'd 😀 𠮷' }] }, ['body'])).toBeNull();
+  });
+
+  it('counts the payload as level 1 and refuses the first level past the limit', () => {
+    expect(plainJsonIssue(nest(4), [], 4)).toBeNull();
+    expect(plainJsonIssue(nest(5), ['body'], 4)).toEqual({ code: 'too_big', path: ['body', 0, 0, 0, 0], message: 'body.0.0.0.0 is nested too deeply (at most 4 levels)' });
+  });
+
+  it('stops at the limit on a million levels (no recursion, no stack overflow)', () => {
+    expect(plainJsonIssue(nest(1_000_000), [], 32)?.code).toBe('too_big');
+  });
+
+  it('reports the path of a bad string or member name', () => {
+    expect(plainJsonIssue({ a: [{ b: 'ok' }, { c: 'x\ud800' }] }, ['body'])).toEqual({
+      code: 'invalid_string',
+      path: ['body', 'a', 1, 'c'],
+      message: 'body.a.1.c must not contain unpaired UTF-16 surrogates (it is not valid Unicode text)',
+    });
+    expect(plainJsonIssue({ m: { 'k\u0000': 'v' } }, ['query'])).toEqual({ code: 'invalid_string', path: ['query', 'm', 'k\u0000'], message: 'query.m.k\u0000 must not contain NUL characters' });
+    expect(plainJsonIssue(JSON.parse('{"m":{"__proto__":{"x":1}}}'), ['body'])).toEqual(expect.objectContaining({ code: 'invalid_value', path: ['body', 'm', '__proto__'] }));
   });
 });

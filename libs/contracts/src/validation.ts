@@ -66,7 +66,7 @@ export function IsLanguageTag(options?: ValidationOptions): PropertyDecorator {
 }
 
 
-const TYPE_CONSTRAINTS = new Set(['isString', 'isInt', 'isNumber', 'isBoolean', 'isArray', 'isObject', 'nestedValidation']);
+const TYPE_CONSTRAINTS = new Set(['isString', 'isInt', 'isNumber', 'isBoolean', 'isArray', 'isObject', 'isStringMap', 'nestedValidation']);
 const FORMAT_CONSTRAINTS = new Set(['isHttpUrl', 'isUuid', 'isUUID', 'isIso8601', 'isISO8601', 'isUrl', 'isURL', 'isEmail', 'isLanguageTag', 'matches', 'isDateString']);
 
 function issueCode(constraint: string, value: unknown, constraints: unknown[] | undefined): string {
@@ -158,6 +158,95 @@ export function IsIsoDateTimeWithOffset(options?: ValidationOptions): PropertyDe
       validator: {
         validate: (value: unknown) => isIsoWithOffset(value),
         defaultMessage: buildMessage((each) => `${each}$property must be an ISO 8601 date-time with a UTC offset, such as 2026-12-01T10:00:00+03:00`, options),
+      },
+    },
+    options,
+  );
+}
+
+/**
+ * How deeply any payload may nest (objects and arrays; the payload itself is level 1). No contract
+ * nests deeper than 3; the public edges refuse bodies beyond their own JSON_MAX_DEPTH (32 by
+ * default, at most this) before parsing them.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+/** NUL (PostgreSQL text and jsonb cannot hold it) or a UTF-16 surrogate not in a pair (not Unicode; PostgreSQL refuses it). */
+const UNSTORABLE = /[\u0000\ud800-\udfff]/u;
+
+/**
+ * Member names that are also properties of every JavaScript object. class-transformer treats some
+ * as the object's type (`constructor`: a TypeError) and silently drops others (`toString`), and
+ * `__proto__` replaces a prototype when copied with Object.assign, so they are refused as data.
+ */
+const RESERVED_KEYS = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
+
+function textIssue(text: string, path: (string | number)[]): ValidationIssue {
+  const where = path.join('.') || 'payload';
+  return text.includes('\u0000')
+    ? { code: 'invalid_string', path, message: `${where} must not contain NUL characters` }
+    : { code: 'invalid_string', path, message: `${where} must not contain unpaired UTF-16 surrogates (it is not valid Unicode text)` };
+}
+
+/**
+ * The checks every payload passes before its contract is validated, at every edge (REST bodies,
+ * query strings and path parameters, widget routes, MCP tool arguments) and in every NATS handler:
+ * no string or member name with NUL or an unpaired surrogate, no member name of Object.prototype,
+ * and no nesting deeper than `maxDepth`. Iterative, so hostile input cannot exhaust the stack.
+ * Returns the first problem as a validation issue, or null.
+ */
+export function plainJsonIssue(value: unknown, basePath: (string | number)[] = [], maxDepth = MAX_JSON_DEPTH): ValidationIssue | null {
+  interface Frame {
+    value: unknown;
+    depth: number;
+    key: string | number | null;
+    parent: Frame | null;
+  }
+  const pathOf = (frame: Frame, extra: (string | number)[] = []): (string | number)[] => {
+    const keys: (string | number)[] = [];
+    for (let f: Frame | null = frame; f && f.key !== null; f = f.parent) keys.push(f.key);
+    return [...basePath, ...keys.reverse(), ...extra];
+  };
+  const stack: Frame[] = [{ value, depth: 1, key: null, parent: null }];
+  while (stack.length) {
+    const frame = stack.pop()!;
+    const v = frame.value;
+    if (typeof v === 'string') {
+      if (UNSTORABLE.test(v)) return textIssue(v, pathOf(frame));
+      continue;
+    }
+    if (v === null || typeof v !== 'object') continue;
+    if (frame.depth > maxDepth) {
+      const path = pathOf(frame);
+      return { code: 'too_big', path, message: `${path.join('.') || 'payload'} is nested too deeply (at most ${maxDepth} levels)` };
+    }
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], depth: frame.depth + 1, key: i, parent: frame });
+      continue;
+    }
+    const keys = Object.keys(v);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const key = keys[i];
+      if (UNSTORABLE.test(key)) return textIssue(key, pathOf(frame, [key]));
+      if (RESERVED_KEYS.has(key)) {
+        const path = pathOf(frame, [key]);
+        return { code: 'invalid_value', path, message: `${path.join('.')}: "${key}" is not accepted as a member name` };
+      }
+      stack.push({ value: (v as Record<string, unknown>)[key], depth: frame.depth + 1, key, parent: frame });
+    }
+  }
+  return null;
+}
+
+/** An object whose members are all strings (a map of string to string, such as custom form fields). */
+export function IsStringMap(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isStringMap',
+      validator: {
+        validate: (value: unknown) =>
+          typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string'),
+        defaultMessage: buildMessage((each) => `${each}$property must be an object whose values are strings`, options),
       },
     },
     options,

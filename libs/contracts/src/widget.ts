@@ -1,7 +1,7 @@
-import { IsEmail, IsIn, IsObject, IsOptional, IsString, IsUUID } from 'class-validator';
+import { IsEmail, IsIn, IsOptional, IsString, IsUUID } from 'class-validator';
 import type { BookingStatus } from './bookings';
 import { SESSION_ID_MAX } from './chat';
-import { CharLength, IsLanguageTag, NotBlank } from './validation';
+import { CharLength, IsLanguageTag, IsStringMap, NotBlank } from './validation';
 
 /**
  * The visitor widget's API (ours: the spec says visitors act "through the widget" and shows no
@@ -47,7 +47,7 @@ export class WidgetLeadBody {
   @IsOptional() @IsString() @CharLength(3, 40) phone?: string;
   @IsOptional() @IsString() @CharLength(1, 200) company?: string;
   @IsOptional() @IsString() @CharLength(1, 2000) message?: string;
-  @IsOptional() @IsObject() qualification?: Record<string, string>;
+  @IsOptional() @IsStringMap() qualification?: Record<string, string>;
 }
 
 /** POST …/tickets: a support ticket from the widget's Support tab. */

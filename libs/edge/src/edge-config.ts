@@ -1,11 +1,29 @@
 import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
-import type { Plan } from '@sa/contracts';
+import { MAX_JSON_DEPTH, Plan } from '@sa/contracts';
 import { env } from '@sa/config';
 import { PlanLimit, TokenVerifier, mergePlanLimits } from '@sa/identity';
 import { EdgeAuthenticator } from './edge-auth';
 import { MemoryRateLimiter, RateLimiter, RedisRateLimiter } from './rate-limiter';
+
+/** A comma-separated list of exact browser origins (`https://app.example.com`, no path, no `*`). */
+function originList(name: string) {
+  return (src: Record<string, string | undefined>, problems: string[]): string[] => {
+    const origins = (src[name] ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+    for (const origin of origins) {
+      let valid = false;
+      try {
+        const url = new URL(origin);
+        valid = (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === origin.toLowerCase();
+      } catch {
+        valid = false;
+      }
+      if (!valid) problems.push(`${name}: "${origin}" is not an origin such as https://app.example.com (scheme, host and port only; no path, no *)`);
+    }
+    return origins.map((o) => o.toLowerCase());
+  };
+}
 
 /**
  * Settings both public edges (the REST gateway and the MCP server) read, under the same names, so
@@ -14,6 +32,20 @@ import { MemoryRateLimiter, RateLimiter, RedisRateLimiter } from './rate-limiter
 export const edgeConfig = {
   trustProxy: env.bool('TRUST_PROXY', false),
   bodyLimitBytes: env.int('BODY_LIMIT_BYTES', 2 * 1024 * 1024, { min: 1024 }),
+  /** JSON bodies nested deeper than this (objects and arrays) are refused before they are parsed. */
+  jsonMaxDepth: env.int('JSON_MAX_DEPTH', 32, { min: 2, max: MAX_JSON_DEPTH }),
+  /** Time a client has to send the request line and headers, and the whole request with its body. */
+  httpHeadersTimeoutMs: env.int('HTTP_HEADERS_TIMEOUT_MS', 10000, { min: 100 }),
+  httpRequestTimeoutMs: env.int('HTTP_REQUEST_TIMEOUT_MS', 30000, { min: 100 }),
+  /** How often connections are checked against those two timeouts. */
+  httpConnectionsCheckIntervalMs: env.int('HTTP_CONNECTIONS_CHECK_INTERVAL_MS', 1000, { min: 50 }),
+  /** Open connections one client address may hold (0: no cap). Behind a proxy every client has the proxy's address. */
+  httpMaxConnectionsPerAddress: env.int('HTTP_MAX_CONNECTIONS_PER_ADDRESS', 128, { min: 0 }),
+  /** Browser origins (exact, comma-separated) granted CORS on /v1 and /mcp; empty: none. */
+  corsAllowedOrigins: originList('CORS_ALLOWED_ORIGINS'),
+  /** Requests without a valid token (and /mcp without one), per client address. */
+  anonymousRateLimitRequests: env.int('ANONYMOUS_RATE_LIMIT_REQUESTS', 120, { min: 1 }),
+  anonymousRateLimitWindowSeconds: env.int('ANONYMOUS_RATE_LIMIT_WINDOW_SECONDS', 60, { min: 1, max: 86400 }),
   redisUrl: env.optionalUrl('REDIS_URL', ['redis', 'rediss']),
   rateLimitRequests: env.int('RATE_LIMIT_REQUESTS', 600, { min: 1 }),
   rateLimitWindowSeconds: env.int('RATE_LIMIT_WINDOW_SECONDS', 60, { min: 1, max: 86400 }),

@@ -35,9 +35,11 @@ export function configureFastify(fastify: FastifyInstance, logger: Logger): void
 }
 
 /**
- * Requests Node's HTTP parser rejects before any route sees them (headers or URL over 16 KB,
- * malformed request lines) get a 400 in the spec's general error body instead of Fastify's
- * default 431/400 body. Pass as the `clientErrorHandler` option of the Fastify adapter.
+ * Requests Node's HTTP server refuses before any route sees them (headers or URL over 16 KB,
+ * malformed request lines, headers or a body not received within HTTP_HEADERS_TIMEOUT_MS /
+ * HTTP_REQUEST_TIMEOUT_MS) get a 400 in the spec's general error body instead of Node's or
+ * Fastify's 408/431/400 bodies, and the connection is closed. Pass as the `clientErrorHandler`
+ * option of the Fastify adapter.
  */
 export function clientErrorHandler(err: NodeJS.ErrnoException, socket: import('node:net').Socket): void {
   if (err.code === 'ECONNRESET' || !socket.writable) {
@@ -45,9 +47,18 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: import('n
     return;
   }
   const message =
-    err.code === 'HPE_HEADER_OVERFLOW' ? 'The request line and headers are too large (at most 16 KB)' : 'The request is not valid HTTP';
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? 'The request line and headers are too large (at most 16 KB)'
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? 'The request was not received in time'
+        : 'The request is not valid HTTP';
   const body = JSON.stringify({ error: 'Bad Request', code: 'bad_request', message });
-  socket.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+  );
+  // The client may never read or close: do not keep the socket for it.
+  setTimeout(() => socket.destroy(), 1000).unref();
 }
 
 /**
@@ -57,5 +68,10 @@ export function clientErrorHandler(err: NodeJS.ErrnoException, socket: import('n
  */
 export function frameworkErrors(error: FastifyError, _req: FastifyRequest, reply: FastifyReply): void {
   const message = error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment is too long' : 'The URL is not valid';
-  void reply.code(400).type('application/json; charset=utf-8').send({ error: 'Bad Request', code: 'bad_request', message });
+  void reply
+    .code(400)
+    .header('x-content-type-options', 'nosniff')
+    .header('cache-control', 'no-store')
+    .type('application/json; charset=utf-8')
+    .send({ error: 'Bad Request', code: 'bad_request', message });
 }

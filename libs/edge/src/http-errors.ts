@@ -18,7 +18,16 @@ export function toDomainFromFramework(err: unknown, requestId: string): DomainEr
   return new DomainError('internal_error', `Internal error (request id ${requestId})`);
 }
 
+/** The code of the error each response carried, for hooks that report refusals (see errorCodeSent). */
+const sentCodes = new WeakMap<object, string>();
+
+/** The `code` of the error body this response was answered with, if it was an error of ours. */
+export function errorCodeSent(reply: FastifyReply): string | undefined {
+  return sentCodes.get(reply.raw);
+}
+
 export function sendError(reply: FastifyReply, err: DomainError): void {
+  sentCodes.set(reply.raw, err.code);
   const { status, headers, body } = toHttpError(err);
   if (err.code === 'rate_limited') body['retry_after'] = Number(headers['retry-after']);
   void reply.status(status).headers(headers).type('application/json; charset=utf-8').send(body);

@@ -8,3 +8,7 @@ export * from './http-errors';
 export * from './rate-limiter';
 export * from './turn-stream';
 export * from './http-lifecycle';
+export * from './edge-gate';
+export * from './http-limits';
+export * from './http-policy';
+export * from './json-body';

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import { CallerContext, CreateBotRequest, HealthPing, ListBotsRequest, ValidationIssue } from '@sa/contracts';
+import { CallerContext, CreateBookingRequest, CreateBotRequest, HealthPing, ListBotsRequest, MAX_JSON_DEPTH, ValidationIssue } from '@sa/contracts';
 import { ValidationFailed } from '@sa/errors';
 import { validateDto, validateEnvelope } from './validate-envelope';
 
@@ -154,5 +154,53 @@ describe('validateEnvelope', () => {
 
   it('still rejects unknown members in the data of a health ping', () => {
     expect(issuesOf(() => validateEnvelope('bots.health.ping', { data: { verbose: true } }))[0]).toMatchObject({ code: 'unrecognized_keys', path: ['verbose'] });
+  });
+});
+
+describe('validateDto: text PostgreSQL cannot store, nesting and reserved member names (issue 14)', () => {
+  const booking = (extra: Record<string, unknown>) => ({ name: 'Ann', email: 'ann@example.com', phone: '+44 20 7946 0000', chatbotId: randomUUID(), ...extra });
+
+  it.each([
+    ['a lone high surrogate', 'hi \ud800 there'],
+    ['a lone low surrogate', '\udc00'],
+    ['a high surrogate at the end', 'end \ud83d'],
+    ['two high surrogates', '\ud83d\ud83d'],
+    ['a NUL character', 'a\u0000b'],
+  ])('refuses %s in any string, as every NATS handler validates', (_label, text) => {
+    expect(issuesOf(() => validateEnvelope('bots.bot.create', { ctx: validCtx(), data: { name: text } }))).toEqual([
+      { code: 'invalid_string', path: ['name'], message: expect.stringMatching(/^name must not contain /) },
+    ]);
+  });
+
+  it('accepts proper surrogate pairs (emoji, characters outside the BMP)', () => {
+    expect(validateDto(CreateBotRequest, { name: 'Bot 😀 𠮷' }).name).toBe('Bot 😀 𠮷');
+  });
+
+  it('refuses a lone surrogate or NUL in a member name of a map', () => {
+    expect(issuesOf(() => validateEnvelope('bookings.booking.create', { ctx: validCtx(), data: booking({ customFields: { 'k\ud800': 'v' } }) }))).toEqual([
+      { code: 'invalid_string', path: ['customFields', 'k\ud800'], message: expect.stringContaining('must not contain') },
+    ]);
+  });
+
+  it.each(['constructor', 'prototype', '__proto__', 'toString', 'hasOwnProperty'])('refuses %s as a member name (400, never a TypeError or a dropped field)', (key) => {
+    const customFields = JSON.parse(`{"${key}":"x"}`);
+    expect(issuesOf(() => validateDto(CreateBookingRequest, booking({ customFields }), ['body']))).toEqual([
+      { code: 'invalid_value', path: ['body', 'customFields', key], message: expect.stringContaining(key) },
+    ]);
+  });
+
+  it('refuses maps whose values are not strings', () => {
+    for (const customFields of [{ a: 1 }, { a: { b: 'c' } }, { a: ['x'] }, ['x']]) {
+      expect(issuesOf(() => validateDto(CreateBookingRequest, booking({ customFields }), ['body']))[0]).toMatchObject({ path: ['body', 'customFields'] });
+    }
+    expect(validateDto(CreateBookingRequest, booking({ customFields: { plan: 'pro' } })).customFields).toEqual({ plan: 'pro' });
+  });
+
+  it(`refuses payloads nested deeper than ${MAX_JSON_DEPTH} levels without recursing over them`, () => {
+    let deep: unknown = 'x';
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    const [issue] = issuesOf(() => validateDto(CreateBookingRequest, booking({ customFields: deep }), ['body']));
+    expect(issue).toMatchObject({ code: 'too_big', message: expect.stringContaining('nested') });
+    expect(issue.path.length).toBeLessThanOrEqual(MAX_JSON_DEPTH + 1);
   });
 });

@@ -1,6 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { getMetadataStorage, validateSync } from 'class-validator';
-import { CallerContext, ENTERPRISE_TIERS, Entitlements, PLANS, RPC, RpcSubject, SCOPES, toValidationIssues } from '@sa/contracts';
+import { CallerContext, ENTERPRISE_TIERS, Entitlements, PLANS, RPC, RpcSubject, SCOPES, plainJsonIssue, toValidationIssues } from '@sa/contracts';
 import { ValidationFailed } from '@sa/errors';
 
 const VALIDATOR_OPTIONS = { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: false } as const;
@@ -17,13 +17,17 @@ function hasRules(cls: new () => object): boolean {
 }
 
 /**
- * Validates a DTO the way every edge does (gateway bodies and queries, NATS handlers): unknown
- * members are rejected, every rule of the class applies. Returns the typed instance.
+ * Validates a DTO the way every edge does (gateway bodies, queries and path parameters, NATS
+ * handlers): first what no payload may hold (NUL, unpaired surrogates, Object.prototype member
+ * names, nesting beyond MAX_JSON_DEPTH; see plainJsonIssue), then every rule of the class, with
+ * unknown members rejected. Returns the typed instance.
  */
 export function validateDto<T extends object>(cls: new () => T, plain: unknown, basePath: (string | number)[] = []): T {
   if (plain === null || typeof plain !== 'object' || Array.isArray(plain)) {
     throw new ValidationFailed([{ code: 'invalid_type', path: basePath, message: `${basePath.join('.') || 'payload'} must be a JSON object` }]);
   }
+  const unsafe = plainJsonIssue(plain, basePath);
+  if (unsafe) throw new ValidationFailed([unsafe]);
   // A DTO without rules (list requests, empty queries) given an empty object: nothing to check.
   if (!hasRules(cls) && Object.keys(plain).length === 0) return new cls();
   const instance = plainToInstance(cls, plain, { enableImplicitConversion: false });

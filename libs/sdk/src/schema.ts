@@ -242,7 +242,7 @@ export interface paths {
         };
         /**
          * Get this API description
-         * @description Returns this API as an OpenAPI 3.1 document. No authentication.
+         * @description Returns this API as an OpenAPI 3.1 document. No authentication; requests without a token are rate-limited per client address.
          */
         get: operations["getOpenApiDocument"];
         put?: never;
@@ -449,7 +449,7 @@ export interface components {
             available_slots?: {
                 [key: string]: number;
             };
-            /** @description Machine code. The spec names `api_locked`; the complete list is not shown. This implementation sends: `bad_request`, `unauthorized`, `api_locked`, `plan_capacity_exhausted`, `quota_exhausted`, `insufficient_scope`, `bot_access_denied`, `tier_capacity_unavailable`, `not_found`, `bot_name_taken`, `conflict`, `rate_limited`, `internal_error`, `service_unavailable`. */
+            /** @description Machine code. The spec names `api_locked`; the complete list is not shown. This implementation sends: `bad_request`, `unauthorized`, `api_locked`, `plan_capacity_exhausted`, `quota_exhausted`, `insufficient_scope`, `bot_access_denied`, `tier_capacity_unavailable`, `not_found`, `bot_name_taken`, `conflict`, `rate_limited`, `internal_error`, `service_unavailable`; the visitor widget API also `widget_budget_exhausted`, `session_forbidden`. */
             code?: string;
             /** @description Reason phrase of the status, for example `Conflict` (this implementation). */
             error?: string;
@@ -1107,6 +1107,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
+            429: components["responses"]["TooManyRequests"];
         };
     };
 }

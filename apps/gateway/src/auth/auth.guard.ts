@@ -1,22 +1,22 @@
-import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Scope } from '@sa/contracts';
-import { EdgeAuthenticator, bearerSecret, requireScope } from '@sa/edge';
-import { RateLimited } from '@sa/errors';
+import { EdgeGate, requireScope } from '@sa/edge';
 import { PUBLIC_KEY, SCOPE_KEY } from './route-access.decorator';
 import type { AuthenticatedRequest } from './caller.decorator';
 
 /**
  * The global guard. Every route declares @RequireScope or @Public (a route with neither is
  * refused: fail closed). Order of checks, spec parts 5 and 7: token (401), live access of the
- * workspace (402 api_locked), rate limit per token (429), scope (403).
+ * workspace (402 api_locked), rate limit per token (429), scope (403). The EdgeGate verified the
+ * token and counted the request before the body was read; this takes its result.
  */
 @Injectable()
 export class AuthGuard implements CanActivate {
   constructor(
     private readonly reflector: Reflector,
-    @Inject(EdgeAuthenticator) private readonly auth: EdgeAuthenticator,
+    private readonly gate: EdgeGate,
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
@@ -27,11 +27,7 @@ export class AuthGuard implements CanActivate {
 
     const http = context.switchToHttp();
     const req = http.getRequest<FastifyRequest & AuthenticatedRequest>();
-    const reply = http.getResponse<FastifyReply>();
-
-    const { caller, rate } = await this.auth.authenticate(bearerSecret(req.headers.authorization), String(req.id));
-    reply.header('x-ratelimit-limit', rate.limit).header('x-ratelimit-remaining', rate.remaining).header('x-ratelimit-reset', rate.resetSeconds);
-    if (!rate.allowed) throw new RateLimited(rate.resetSeconds);
+    const caller = await this.gate.caller(req, http.getResponse<FastifyReply>());
     requireScope(caller, scope);
     req.caller = caller;
     return true;

@@ -2,26 +2,11 @@ import { PipeTransform } from '@nestjs/common';
 import { ValidationFailed } from '@sa/errors';
 import { validateDto } from '@sa/messaging';
 
-function findNul(value: unknown, path: (string | number)[]): (string | number)[] | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const hit = findNul(value[i], [...path, i]);
-      if (hit) return hit;
-    }
-  } else if (value && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      const hit = findNul(v, [...path, k]);
-      if (hit) return hit;
-    }
-  }
-  return null;
-}
-
 /**
- * Validates a request body or query string against a contract DTO: the spec's limits, unknown
- * members rejected, and no NUL characters (PostgreSQL cannot store them). Failures are 400
- * `{success:false, error:{name, message, issues}}` with paths such as ["body","name"].
+ * Validates a request body, query string or path parameters against a contract DTO: the spec's
+ * limits, unknown members rejected, and no NUL characters, unpaired surrogates or Object.prototype
+ * member names (validateDto). Failures are 400 `{success:false, error:{name, message, issues}}`
+ * with paths such as ["body","name"].
  */
 export class DtoPipe<T extends object> implements PipeTransform<unknown, T> {
   constructor(
@@ -34,8 +19,6 @@ export class DtoPipe<T extends object> implements PipeTransform<unknown, T> {
     if (plain === undefined || plain === null) {
       throw new ValidationFailed([{ code: 'required', path: [this.where], message: 'A JSON object body is required (Content-Type: application/json)' }]);
     }
-    const nul = findNul(plain, [this.where]);
-    if (nul) throw new ValidationFailed([{ code: 'invalid_string', path: nul, message: `${nul.join('.')} must not contain NUL characters` }]);
     return validateDto(this.cls, plain, [this.where]);
   }
 }

@@ -401,7 +401,8 @@ describe('buildOpenApiDocument', () => {
       for (const [m, p] of operations) {
         const statuses = Object.keys(op(m, p).responses);
         if (p === '/openapi.json') {
-          expect(statuses).toEqual(['200']);
+          // No token: only the per-client-address limit applies (docs/decisions.md, rate limits).
+          expect(statuses).toEqual(['200', '429']);
           continue;
         }
         for (const s of ['400', '401', '402', '403', '404', '429']) {

@@ -741,11 +741,12 @@ const paths: Record<string, PathItem> = {
     get: {
       operationId: 'getOpenApiDocument',
       summary: 'Get this API description',
-      description: 'Returns this API as an OpenAPI 3.1 document. No authentication.',
+      description: 'Returns this API as an OpenAPI 3.1 document. No authentication; requests without a token are rate-limited per client address.',
       tags: ['Meta'],
       security: [],
       responses: {
         '200': { description: 'The OpenAPI 3.1.0 document.', content: json({ type: 'object', description: 'An OpenAPI 3.1.0 document.' }) },
+        '429': responseRef('TooManyRequests'),
       },
     },
   },

@@ -9,6 +9,8 @@ import { PLAN_LIMITS } from '../auth/auth.tokens';
 import type { RateLimiter } from '@sa/edge';
 
 export const WIDGET_RATE_LIMITER = Symbol('WIDGET_RATE_LIMITER');
+/** The prefix of every bot's widget routes. */
+export const WIDGET_ROUTES = '/widget/v1/bots/';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -32,7 +34,6 @@ export class WidgetAccess {
   ) {}
 
   async context(botId: string, req: FastifyRequest, reply: FastifyReply, sessionId: string | undefined, scopes: Scope[]): Promise<CallerContext> {
-    await this.limit(reply, `widget:ip:${req.ip}`);
     const bot = await this.bot(botId);
     const workspace = await this.verifier.workspaceById(bot.tenant_id);
     if (!workspace) throw new NotFound('Bot');

@@ -1,6 +1,5 @@
-import { CallHandler, ExecutionContext, Injectable, NestInterceptor } from '@nestjs/common';
-import { Observable, catchError, throwError } from 'rxjs';
-import { DomainError } from '@sa/errors';
+import type { FastifyInstance } from 'fastify';
+import { errorCodeSent } from '@sa/edge';
 import { counter } from '@sa/metrics';
 
 export const WIDGET_REFUSAL_REASONS = ['rate_limited', 'budget_exhausted', 'session_forbidden', 'workspace_locked', 'not_found', 'invalid'] as const;
@@ -12,10 +11,9 @@ const refusals = counter({
   labelNames: ['reason'] as const,
 });
 
-/** Why a widget request was refused, or null when the error is not a refusal (a failure of ours). */
-export function refusalReason(err: unknown): WidgetRefusalReason | null {
-  if (!(err instanceof DomainError)) return null;
-  switch (err.code) {
+/** Why a widget request was refused, by the code of its error body; null when it is not a refusal (a failure of ours). */
+export function refusalReason(code: string | undefined): WidgetRefusalReason | null {
+  switch (code) {
     case 'rate_limited':
       return 'rate_limited';
     case 'widget_budget_exhausted':
@@ -34,16 +32,15 @@ export function refusalReason(err: unknown): WidgetRefusalReason | null {
   }
 }
 
-/** Counts the widget routes' refusals in sa_widget_refusals_total; the error goes on unchanged. */
-@Injectable()
-export class WidgetRefusals implements NestInterceptor {
-  intercept(_context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    return next.handle().pipe(
-      catchError((err: unknown) => {
-        const reason = refusalReason(err);
-        if (reason) refusals.inc({ reason });
-        return throwError(() => err);
-      }),
-    );
-  }
+/**
+ * Counts the widget routes' refusals in sa_widget_refusals_total, whoever refused: the edge's gate
+ * (the per-address limit), the JSON body parser (other content types, deep nesting), validation,
+ * or the widget's own checks. Read from the error each response was answered with.
+ */
+export function countWidgetRefusals(fastify: FastifyInstance, prefix: string): void {
+  fastify.addHook('onResponse', async (req, reply) => {
+    if (reply.statusCode < 400 || !req.url.startsWith(prefix)) return;
+    const reason = refusalReason(errorCodeSent(reply));
+    if (reason) refusals.inc({ reason });
+  });
 }

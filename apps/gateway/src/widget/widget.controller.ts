@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Param, Post, Req, Res, UseInterceptors } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   WidgetBookingBody,
@@ -21,7 +21,6 @@ import { Public } from '../auth/route-access.decorator';
 import { ChatStreamer } from '../chat/chat-streamer';
 import { dto } from '../http/dto.pipe';
 import { WidgetAccess } from './widget-access';
-import { WidgetRefusals } from './widget-refusals';
 import { leadReceipt, ticketReceipt, visitorBooking } from './widget-views';
 
 /**
@@ -31,7 +30,6 @@ import { leadReceipt, ticketReceipt, visitorBooking } from './widget-views';
  * 403. Answers carry only what the visitor sent plus ids, statuses and timestamps.
  */
 @Controller('widget/v1/bots/:botId')
-@UseInterceptors(WidgetRefusals)
 export class WidgetController {
   constructor(
     private readonly access: WidgetAccess,

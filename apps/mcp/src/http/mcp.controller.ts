@@ -2,8 +2,7 @@ import { Controller, Delete, Get, Inject, Post, Req, Res } from '@nestjs/common'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { EdgeAuthenticator, bearerSecret } from '@sa/edge';
-import { RateLimited } from '@sa/errors';
+import { EdgeGate } from '@sa/edge';
 import { MCP_LOGGER } from '../config/mcp.config';
 import { ToolServerFactory } from '../tools/tool-server';
 import { OriginPolicy } from './origin-policy';
@@ -12,13 +11,14 @@ import { OriginPolicy } from './origin-policy';
  * The MCP endpoint: Streamable HTTP, stateless (no Mcp-Session-Id; every POST carries its bearer
  * token and is answered by whichever replica receives it). Before the protocol starts, the same
  * checks as the REST API: Origin (403), token (401 with WWW-Authenticate: Bearer), live access
- * (402 api_locked), rate limit per token (429, one budget with REST). Then a server scoped to the
- * caller handles the JSON-RPC message(s) of the request.
+ * (402 api_locked), rate limit per token (429, one budget with REST; counted by the EdgeGate
+ * before the body was read, per client address without a valid token). Then a server scoped to
+ * the caller handles the JSON-RPC message(s) of the request.
  */
 @Controller()
 export class McpController {
   constructor(
-    private readonly auth: EdgeAuthenticator,
+    private readonly gate: EdgeGate,
     private readonly tools: ToolServerFactory,
     private readonly origins: OriginPolicy,
     @Inject(MCP_LOGGER) private readonly logger: Logger,
@@ -31,9 +31,7 @@ export class McpController {
       void reply.status(403).send({ error: 'Forbidden', code: 'origin_not_allowed', message: refusal });
       return;
     }
-    const { caller, rate } = await this.auth.authenticate(bearerSecret(req.headers.authorization), String(req.id));
-    void reply.header('x-ratelimit-limit', rate.limit).header('x-ratelimit-remaining', rate.remaining).header('x-ratelimit-reset', rate.resetSeconds);
-    if (!rate.allowed) throw new RateLimited(rate.resetSeconds);
+    const caller = await this.gate.caller(req, reply);
 
     const server = this.tools.create(caller);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });

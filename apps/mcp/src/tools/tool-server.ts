@@ -14,7 +14,7 @@ import {
 import type { NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { CallerContext, ValidationIssue, isErrorCode } from '@sa/contracts';
+import { CallerContext, ValidationIssue, isErrorCode, plainJsonIssue } from '@sa/contracts';
 import { ChatTurnTimeouts, StreamIdle, startChatTurn } from '@sa/edge';
 import { DomainError, ServiceUnavailable, httpStatusOf } from '@sa/errors';
 import { RpcClient } from '@sa/messaging';
@@ -96,6 +96,9 @@ export class ToolServerFactory {
     if (!caller.scopes.includes(tool.scope)) {
       return domainToolError(new DomainError('insufficient_scope', `This token lacks the ${tool.scope} scope that ${tool.name} needs`, { required_scope: tool.scope }));
     }
+    // What no payload may hold (NUL, unpaired surrogates, Object.prototype names), as at REST.
+    const unsafe = plainJsonIssue(request.params.arguments ?? {});
+    if (unsafe) return domainToolError(new DomainError('validation_failed', `Invalid arguments for ${tool.name}`, { issues: [unsafe] }));
     const parsed = tool.input.safeParse(request.params.arguments ?? {});
     if (!parsed.success) return validationToolError(tool.name, parsed.error);
 
