@@ -7,6 +7,7 @@ import { errorOf, INITIALIZE, mcpConnect, mcpPost } from './support/mcp';
 import { jsonOf, rawHttp } from './support/raw-http';
 import { postSse } from './support/sse';
 import { e2eState } from './support/state';
+import { newWidgetSession } from './support/widget';
 
 /**
  * The public HTTP edges from outside (issue 14): content types, repeated Authorization headers,
@@ -69,7 +70,7 @@ describe('public edge hardening (issue 14)', () => {
     });
 
     it('application/json with a charset is accepted, and the official MCP client still works', async () => {
-      const res = await request('POST', '', { sessionId: 'edge-charset', reason: 'charset' }, { baseUrl: widget(bot, 'handoff'), headers: { 'content-type': 'application/json; charset=utf-8' } });
+      const res = await request('POST', '', { sessionId: await newWidgetSession(bot), reason: 'charset' }, { baseUrl: widget(bot, 'handoff'), headers: { 'content-type': 'application/json; charset=utf-8' } });
       expect(res.status).toBe(200);
       const mcp = await mcpConnect(ws.token);
       try {

@@ -1,196 +1,131 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { request } from './support/api';
 import { newWorkspace, TestWorkspace } from './support/fixtures';
 import { freePort } from './support/infra';
+import { errorOf, mcpConnect, McpSession } from './support/mcp';
+import { checkErrorBody, deeplyNested, FuzzContext, FuzzRequest, fuzzerFor, NON_JSON_TYPES, Operation, operationsOf, runPool } from './support/openapi-fuzz';
 import { e2eState } from './support/state';
+import { newWidgetSession } from './support/widget';
 
 /**
- * Input fuzzing of the REST API from its own OpenAPI document (libs/sdk/openapi.json, the document
- * GET /v1/openapi.json serves). fast-check generates requests for every operation: valid ones from
- * the schemas, and invalid ones (wrong types, oversized and unicode-edge strings, unknown fields,
- * malformed JSON, wrong content types, bad tokens). Every answer must have a status the document
- * lists for that operation and, for errors, one of the spec's error bodies; no 5xx; and the
- * system keeps serving. FUZZ_REQUESTS sets the size (CI: 10,000; `npm run fuzz`: 100,000),
- * FUZZ_SEED replays a run.
+ * Input fuzzing of the three public surfaces from their own descriptions: the REST API from its
+ * OpenAPI document (libs/sdk/openapi.json, what GET /v1/openapi.json serves), the widget API from
+ * GET /widget/v1/openapi.json, and the MCP tools from their input schemas (tools/list).
+ * fast-check generates valid requests and invalid ones (wrong types, oversized and unicode-edge
+ * strings, lone surrogates, unknown fields, keys such as __proto__, malformed and deeply nested
+ * JSON, other content types, bad tokens). Every answer must have a status the document lists and,
+ * for errors, one of the spec's error bodies; no 5xx; nothing lost (every chat turn answered is
+ * stored); and the system keeps serving. Targeted sweeps then send a lone surrogate in every
+ * string member, 5,000 levels of nesting and every non-JSON content type to every operation.
+ * FUZZ_REQUESTS sets the size (CI: 10,000 REST requests, a quarter of that for the widget and a
+ * tenth for MCP; `npm run fuzz`: 100,000), FUZZ_SEED replays a run.
  */
-type Schema = Record<string, any>;
-const doc = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'libs', 'sdk', 'openapi.json'), 'utf8'));
+const restDoc = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'libs', 'sdk', 'openapi.json'), 'utf8'));
 const REQUESTS = Number(process.env['FUZZ_REQUESTS'] ?? 10000);
 const SEED = Number(process.env['FUZZ_SEED'] ?? Date.now() % 2 ** 31);
 const CONCURRENCY = 16;
+const SURROGATE = 'hi \ud800 there';
+const BODY_LIMIT = 2 * 1024 * 1024;
 
-const resolve = (s: Schema): Schema => (s?.$ref ? resolve(s.$ref.split('/').slice(1).reduce((o: any, k: string) => o[k], doc)) : s);
-
-interface Context {
-  ids: string[];
-  blockedUrl: string;
+interface Outcome {
+  failures: string[];
+  seen: Map<string, number>;
+  /** Chat turns answered 200 whose stream ended with finish_reason "stop". */
+  chatTurns: number;
 }
 
-const NASTY_STRINGS = [
-  '',
-  ' ',
-  '\u0000',
-  '\ud800',
-  '\udfff\ud800',
-  '\u202e\u202dabc',
-  '\u200b\u200c\u200d\ufeff',
-  '👩‍👩‍👧‍👦🏳️‍🌈',
-  'e\u0301\u0301\u0301',
-  '𝕳𝖊𝖑𝖑𝖔',
-  '<script>alert(1)</script>',
-  "'; DROP TABLE bots; --",
-  '../../../../etc/passwd',
-  '%00%ff%',
-  '${7*7}{{7*7}}',
-  'a'.repeat(5000),
-  '日本語'.repeat(700),
-];
-const nasty = fc.oneof(
-  fc.constantFrom<unknown>(null, true, false, 0, -1, 1.5, 1e308, -1e308, 2 ** 53 + 1, [], {}, [1, 2], { a: 1 }),
-  fc.constantFrom(...NASTY_STRINGS),
-  fc.string({ unit: 'binary', maxLength: 40 }),
-);
-
-/** A value the schema accepts (mostly; formats like uri are approximated). */
-function valid(schema: Schema, ctx: Context): fc.Arbitrary<unknown> {
-  const s = resolve(schema);
-  if (s.enum) return fc.constantFrom(...s.enum);
-  if (!s.type && (s.anyOf || s.oneOf)) return fc.oneof(...(s.anyOf ?? s.oneOf).filter((x: Schema) => x.type || x.$ref).map((x: Schema) => valid(x, ctx)));
-  const type = Array.isArray(s.type) ? s.type.find((t: string) => t !== 'null') : s.type;
-  switch (type) {
-    case 'string':
-      if (s.format === 'uuid') return fc.oneof(fc.constantFrom(...ctx.ids), fc.uuid());
-      if (s.format === 'date-time') return fc.date({ min: new Date('2026-01-01'), max: new Date('2030-01-01'), noInvalidDate: true }).map((d) => d.toISOString());
-      if (s.format === 'uri') return fc.constantFrom(ctx.blockedUrl, 'http://10.0.0.1/internal', 'ftp://example.com/x');
-      return fc.string({ unit: fc.constantFrom('a', 'é', '日', ' ', '😀', 'Z', '1', '-'), minLength: s.minLength ?? 0, maxLength: Math.min(s.maxLength ?? 40, 60) });
-    case 'integer':
-      return fc.integer({ min: s.minimum ?? -1000, max: s.maximum ?? 1000 });
-    case 'number':
-      return fc.double({ noNaN: true, min: -1e6, max: 1e6 });
-    case 'boolean':
-      return fc.boolean();
-    case 'array':
-      return fc.array(valid(s.items ?? {}, ctx), { maxLength: 3 });
-    case 'object': {
-      const props = s.properties ?? {};
-      const required: string[] = s.required ?? [];
-      const shape = Object.fromEntries(Object.entries(props).map(([k, v]) => [k, valid(v as Schema, ctx)]));
-      return fc.record(shape, { requiredKeys: required.filter((k) => k in props) as never[] });
-    }
-    default:
-      return nasty;
-  }
+/** The finish_reason of a chat stream's last frame (spec: every frame is `data: <json>` with choices[0].delta.content). */
+function finishOf(stream: string): string | null {
+  const frames = stream.split('\n\n').filter((f) => f.startsWith('data: '));
+  const last = frames.length ? JSON.parse(frames[frames.length - 1].slice(6)) : null;
+  return last?.choices?.[0]?.finish_reason ?? null;
 }
 
-/** A value that is wrong for the schema in some way, or just odd. */
-function invalid(schema: Schema): fc.Arbitrary<unknown> {
-  const s = resolve(schema);
-  const max = s.maxLength;
-  return fc.oneof(nasty, ...(max ? [fc.constant('x'.repeat(max + 1)), fc.constant('😀'.repeat(max + 1))] : []), ...(s.maximum !== undefined ? [fc.constant(s.maximum + 1), fc.constant(String(s.maximum))] : []));
-}
-
-interface FuzzRequest {
-  method: string;
-  path: string;
-  op: string;
-  headers: Record<string, string>;
-  body?: string;
-}
-
-/** Percent-encodes every byte of the UTF-8 form (lone surrogates become U+FFFD, as a browser sends them). */
-const pct = (v: string) => (/^[A-Za-z0-9_.~-]+$/.test(v) ? v : [...Buffer.from(v, 'utf8')].map((b) => `%${b.toString(16).padStart(2, '0')}`).join(''));
-
-function operationArb(route: string, method: string, op: any, ctx: Context, token: string): fc.Arbitrary<FuzzRequest> {
-  const params: any[] = (op.parameters ?? []).map(resolve);
-  const pathParams = params.filter((p) => p.in === 'path');
-  const queryParams = params.filter((p) => p.in === 'query');
-  const bodySchema = op.requestBody?.content?.['application/json']?.schema;
-
-  const paramValue = (p: any) => fc.oneof({ weight: 4, arbitrary: valid(p.schema, ctx) }, { weight: 1, arbitrary: invalid(p.schema) });
-  const pathArb = fc.tuple(...pathParams.map(paramValue)).map((values) => {
-    let out = route;
-    pathParams.forEach((p, i) => (out = out.replace(`{${p.name}}`, pct(typeof values[i] === 'string' ? (values[i] as string) : JSON.stringify(values[i]) ?? 'undefined'))));
-    return out;
-  });
-  const queryArb = fc
-    .tuple(
-      fc.tuple(...queryParams.map((p) => fc.option(paramValue(p), { nil: undefined }))),
-      fc.option(fc.constantFrom(['page', '2'], ['cursor', 'abc'], ['unknown', '1'], ['limit', '10', 'limit']), { nil: undefined, freq: 8 }),
-    )
-    .map(([values, extra]) => {
-      const q = new URLSearchParams();
-      queryParams.forEach((p, i) => {
-        const v = values[i];
-        if (v !== undefined) q.append(p.name, typeof v === 'string' ? v : JSON.stringify(v));
-      });
-      if (extra) for (let i = 0; i + 1 < extra.length; i += 2) q.append(extra[i], extra[i + 1]);
-      if (extra?.length === 3) q.append(extra[2], '20');
-      const text = q.toString();
-      return text ? `?${text}` : '';
-    });
-  const authArb = fc.oneof(
-    { weight: 12, arbitrary: fc.constant(`Bearer ${token}`) },
-    { weight: 1, arbitrary: fc.constantFrom('', 'Bearer', `Basic ${token}`, `Bearer mgpt_${'A'.repeat(43)}`, 'Bearer \u00ff\u00fe', `Bearer ${token}x`) },
+/** Sends the requests to `base` and checks every answer against the document's operations. */
+async function fire(base: string, requests: FuzzRequest[], operations: Operation[], chatOps: Set<string>): Promise<Outcome> {
+  const statusOf = new Map(operations.map(({ route, method, op }) => [`${method.toUpperCase()} ${route}`, new Set(Object.keys(op.responses).map(Number))]));
+  const out: Outcome = { failures: [], seen: new Map(), chatTurns: 0 };
+  const done = await runPool(
+    requests,
+    CONCURRENCY,
+    async (r) => {
+      try {
+        const res = await fetch(`${base}${r.path}`, { method: r.method, headers: r.headers, body: r.body, signal: AbortSignal.timeout(15000) });
+        const status = res.status;
+        const text = await res.text();
+        out.seen.set(`${r.op} ${status}`, (out.seen.get(`${r.op} ${status}`) ?? 0) + 1);
+        const problem = (why: string) => out.failures.push(`${r.method} ${r.path.slice(0, 120)} [${JSON.stringify(r.headers).slice(0, 80)}] body ${JSON.stringify((r.body ?? '').slice(0, 120))} → ${status}: ${why}: ${text.slice(0, 200)}`);
+        if (status >= 500) return problem('server error');
+        if (!statusOf.get(r.op)!.has(status)) return problem('status not documented for this operation');
+        if (status >= 400) {
+          let body: unknown;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            return problem('error body is not JSON');
+          }
+          const bad = checkErrorBody(body);
+          if (bad) problem(bad);
+        } else if (chatOps.has(r.op)) {
+          if (!/^text\/event-stream/.test(res.headers.get('content-type') ?? '')) return problem('chat answer is not an event stream');
+          const finish = finishOf(text);
+          if (finish !== 'stop') return problem(`chat stream ended with finish_reason ${finish}`);
+          out.chatTurns++;
+        } else if (!r.op.endsWith('/openapi.json') && !('data' in (JSON.parse(text) as object))) problem('success body without data');
+      } catch (err) {
+        const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+        // Over the body limit (BODY_LIMIT_BYTES, 2 MiB) the gateway answers 400 and closes without
+        // reading the rest, so a client still writing may see the connection close instead.
+        if ((r.body?.length ?? 0) > BODY_LIMIT && ['EPIPE', 'ECONNRESET'].includes(cause?.code ?? '')) return;
+        out.failures.push(`${r.method} ${r.path.slice(0, 120)} (body ${r.body?.length ?? 0} bytes) → transport error ${(err as Error).message} ${cause?.code ?? ''} ${cause?.message ?? ''}`);
+      }
+    },
+    () => out.failures.length >= 25,
   );
-  const bodyArb: fc.Arbitrary<{ body?: string; contentType?: string }> = bodySchema
-    ? fc.oneof(
-        { weight: 5, arbitrary: valid(bodySchema, ctx).map((b) => ({ body: JSON.stringify(b), contentType: 'application/json' })) },
-        {
-          weight: 4,
-          arbitrary: fc
-            .tuple(valid(bodySchema, ctx), fc.constantFrom(...Object.keys(resolve(bodySchema).properties ?? { x: 1 }), 'unknownField'), invalid({}))
-            .map(([b, key, bad]) => ({ body: JSON.stringify({ ...(b as object), [key]: bad }), contentType: 'application/json' })),
-        },
-        {
-          weight: 1,
-          arbitrary: fc.constantFrom(
-            { body: '{"message": ', contentType: 'application/json' },
-            { body: '[1,2', contentType: 'application/json' },
-            { body: 'null', contentType: 'application/json' },
-            { body: '"just a string"', contentType: 'application/json' },
-            { body: '[]', contentType: 'application/json' },
-            { body: '{"a":1}}', contentType: 'application/json' },
-            { body: '', contentType: 'application/json' },
-            { body: 'message=hi', contentType: 'application/x-www-form-urlencoded' },
-            { body: '{"message":"hi"}', contentType: 'text/plain' },
-            { body: '--x\r\n\r\nhi\r\n--x--', contentType: 'multipart/form-data; boundary=x' },
-            { body: '{"message":"hi"}', contentType: 'application/json; charset=latin1' },
-            { body: JSON.stringify({ text: 'x'.repeat(3 * 1024 * 1024) }), contentType: 'application/json' },
-          ),
-        },
-      )
-    : fc.constant({});
-
-  return fc.tuple(pathArb, queryArb, authArb, bodyArb).map(([p, q, auth, b]) => ({
-    method: method.toUpperCase(),
-    path: `${p}${q}`,
-    op: `${method.toUpperCase()} ${route}`,
-    headers: { ...(auth ? { authorization: auth } : {}), ...(b.contentType ? { 'content-type': b.contentType } : {}) },
-    ...(b.body !== undefined ? { body: b.body } : {}),
-  }));
+  if (!out.failures.length) expect(done).toBe(requests.length);
+  return out;
 }
 
-function checkErrorBody(body: any): string | null {
-  if (body && typeof body === 'object' && body.success === false && body.error?.name === 'ValidationError' && typeof body.error.message === 'string' && Array.isArray(body.error.issues)) {
-    return body.error.issues.every((i: any) => typeof i.code === 'string' && typeof i.message === 'string' && Array.isArray(i.path)) ? null : 'malformed validation issues';
+/** Every operation was exercised with successes and with errors. */
+function expectCoverage(operations: Operation[], seen: Map<string, number>, rare: string[]): void {
+  for (const { route, method } of operations) {
+    const key = `${method.toUpperCase()} ${route}`;
+    if (route.endsWith('/openapi.json')) continue;
+    const statuses = [...seen.keys()].filter((k) => k.startsWith(`${key} `)).map((k) => Number(k.split(' ').pop()));
+    expect([key, rare.includes(key) ? true : statuses.some((st) => st < 300), statuses.some((st) => st >= 400)]).toEqual([key, true, true]);
   }
-  if (body && typeof body === 'object' && typeof body.error === 'string' && typeof body.code === 'string' && typeof body.message === 'string') return null;
-  return 'not one of the spec error bodies';
 }
 
-describe(`REST API fuzzing from the OpenAPI document (${REQUESTS} requests, seed ${SEED})`, () => {
+describe(`fuzzing the REST API, the widget API and the MCP tools (${REQUESTS} requests, seed ${SEED})`, () => {
   const s = e2eState();
   let ws: TestWorkspace;
-  let ctx: Context;
+  let ctx: FuzzContext;
+  let bot: string;
+  let widgetDoc: any;
+  let mcp: McpSession;
+
+  /** User messages stored in the workspace (analytics, last 30 days): the count of chat turns saved. */
+  const storedTurns = async (): Promise<number> => {
+    const res = await ws.api.get('/analytics');
+    return (res.body.data.daily as { user_messages: number }[]).reduce((n, d) => n + d.user_messages, 0);
+  };
 
   beforeAll(async () => {
     ws = await newWorkspace(['--plan', 'scale', '--messages-per-month', '1000000', '--pages-per-bot', '100000']);
-    const bot = (await ws.api.post('/bots', { name: 'Fuzz bot' })).body.data.id;
-    const booking = (await request('POST', `/widget/v1/bots/${bot}/bookings`, { name: 'F', email: 'f@example.com', phone: '+1 555 0100', requestedSlot: '2027-01-01T10:00:00Z' }, { baseUrl: s.gatewayUrl })).body.data.id;
+    bot = (await ws.api.post('/bots', { name: 'Fuzz bot' })).body.data.id;
+    const sessions = [await newWidgetSession(bot), await newWidgetSession(bot)];
+    const booking = (await request('POST', `/widget/v1/bots/${bot}/bookings`, { sessionId: sessions[0], name: 'F', email: 'f@example.com', phone: '+1 555 0100', requestedSlot: '2027-01-01T10:00:00Z' }, { baseUrl: s.gatewayUrl })).body.data.id;
     await ws.api.post('/chat', { message: 'hello', chatbotId: bot, sessionId: 'fuzz-session' });
-    ctx = { ids: [bot, booking, ws.id, 'fuzz-session'], blockedUrl: `http://127.0.0.1:${await freePort()}/nothing-here` };
+    ctx = { ids: [bot, booking, ws.id], sessions: [...sessions, 'fuzz-session'], blockedUrl: `http://127.0.0.1:${await freePort()}/nothing-here` };
+    widgetDoc = (await request('GET', '/widget/v1/openapi.json', undefined, { baseUrl: s.gatewayUrl })).body;
+    mcp = await mcpConnect(ws.token);
+  });
+
+  afterAll(async () => {
+    await mcp?.close();
   });
 
   describe('what fuzzing found (regressions)', () => {
@@ -214,68 +149,165 @@ describe(`REST API fuzzing from the OpenAPI document (${REQUESTS} requests, seed
     });
   });
 
-  it('answers every request with a documented status and a spec error body; never 5xx; keeps serving', async () => {
-    const operations = Object.entries(doc.paths as Record<string, Record<string, any>>).flatMap(([route, item]) =>
-      Object.entries(item)
-        .filter(([m]) => ['get', 'post', 'patch', 'put', 'delete'].includes(m))
-        .map(([method, op]) => ({ route, method, op })),
+  it('REST: every request gets a documented status and a spec error body; never 5xx; every answered chat turn is stored; keeps serving', async () => {
+    const before = await storedTurns();
+    const operations = operationsOf(restDoc);
+    const f = fuzzerFor(restDoc);
+    const auth = fc.oneof(
+      { weight: 12, arbitrary: fc.constant<string | undefined>(`Bearer ${ws.token}`) },
+      { weight: 1, arbitrary: fc.constantFrom<string | undefined>(undefined, '', 'Bearer', `Basic ${ws.token}`, `Bearer mgpt_${'A'.repeat(43)}`, 'Bearer \u00ff\u00fe', `Bearer ${ws.token}x`) },
     );
     // Chat turns are the slow ones: fewer of them.
-    const arb = fc.oneof(...operations.map(({ route, method, op }) => ({ weight: route === '/chat' ? 1 : 4, arbitrary: operationArb(route, method, op, ctx, ws.token) })));
-    const requests = fc.sample(arb, { numRuns: REQUESTS, seed: SEED });
-    const statusOf = new Map(operations.map(({ route, method, op }) => [`${method.toUpperCase()} ${route}`, new Set(Object.keys(op.responses).map(Number))]));
+    const arb = fc.oneof(...operations.map((o) => ({ weight: o.route === '/chat' ? 1 : 4, arbitrary: f.operationArb(o, ctx, auth) })));
+    const out = await fire(`${s.gatewayUrl}/v1`, fc.sample(arb, { numRuns: REQUESTS, seed: SEED }), operations, new Set(['POST /chat']));
 
-    const failures: string[] = [];
-    const seen = new Map<string, number>();
-    let next = 0;
-    const worker = async () => {
-      while (next < requests.length && failures.length < 25) {
-        const r = requests[next++];
-        let status = 0;
-        try {
-          const res = await fetch(`${s.gatewayUrl}/v1${r.path}`, { method: r.method, headers: r.headers, body: r.body, signal: AbortSignal.timeout(15000) });
-          status = res.status;
-          const text = await res.text();
-          seen.set(`${r.op} ${status}`, (seen.get(`${r.op} ${status}`) ?? 0) + 1);
-          const problem = (why: string) => failures.push(`${r.method} ${r.path.slice(0, 120)} [${JSON.stringify(r.headers).slice(0, 80)}] body ${JSON.stringify((r.body ?? '').slice(0, 120))} → ${status}: ${why}: ${text.slice(0, 200)}`);
-          if (status >= 500) problem('server error');
-          else if (!statusOf.get(r.op)!.has(status)) problem('status not documented for this operation');
-          else if (status >= 400) {
-            let body: unknown;
-            try {
-              body = JSON.parse(text);
-            } catch {
-              problem('error body is not JSON');
-              continue;
-            }
-            const bad = checkErrorBody(body);
-            if (bad) problem(bad);
-          } else if (r.op === 'POST /chat') {
-            if (!/^text\/event-stream/.test(res.headers.get('content-type') ?? '')) problem('chat answer is not an event stream');
-          } else if (r.op !== 'GET /openapi.json' && !('data' in (JSON.parse(text) as object))) problem('success body without data');
-        } catch (err) {
-          const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-          // Over the body limit (BODY_LIMIT_BYTES, 2 MiB) the gateway answers 400 and closes without
-          // reading the rest, so a client still writing may see the connection close instead.
-          if ((r.body?.length ?? 0) > 2 * 1024 * 1024 && ['EPIPE', 'ECONNRESET'].includes(cause?.code ?? '')) continue;
-          failures.push(`${r.method} ${r.path.slice(0, 120)} (body ${r.body?.length ?? 0} bytes) → transport error ${(err as Error).message} ${cause?.code ?? ""} ${cause?.message ?? ""}`);
-        }
-      }
-    };
-    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-
-    expect(failures).toEqual([]);
-    expect(next).toBe(requests.length);
-    // Every operation was exercised with successes and with errors.
-    for (const key of statusOf.keys()) {
-      if (key === 'GET /openapi.json') continue;
-      const statuses = [...seen.keys()].filter((k) => k.startsWith(`${key} `)).map((k) => Number(k.split(' ').pop()));
-      // A booking leaves the states that accept actions after a few changes: PATCH successes are rare.
-      const needsSuccess = key !== 'PATCH /bookings/{id}' || REQUESTS >= 5000;
-      expect([key, needsSuccess ? statuses.some((st) => st < 300) : true, statuses.some((st) => st >= 400)]).toEqual([key, true, true]);
-    }
-    // Still serving, normally.
+    expect(out.failures).toEqual([]);
+    // A booking leaves the states that accept actions after a few changes: PATCH successes are rare.
+    expectCoverage(operations, out.seen, REQUESTS >= 5000 ? [] : ['PATCH /bookings/{id}']);
+    expect(await storedTurns()).toBe(before + out.chatTurns);
     expect((await ws.api.get('/bots')).status).toBe(200);
     expect((await fetch(`${s.gatewayUrl}/readyz`)).status).toBe(200);
   }, 900000);
+
+  it('widget: every request gets a documented status and a spec error body; never 5xx; every answered chat turn is stored', async () => {
+    const before = await storedTurns();
+    const operations = operationsOf(widgetDoc);
+    const f = fuzzerFor(widgetDoc);
+    // No token on the widget; a stray Authorization header changes nothing.
+    const auth = fc.oneof({ weight: 12, arbitrary: fc.constant<string | undefined>(undefined) }, { weight: 1, arbitrary: fc.constant<string | undefined>(`Bearer ${ws.token}`) });
+    const botCtx = { ...ctx, ids: [bot, ...ctx.ids] };
+    const arb = fc.oneof(...operations.map((o) => ({ weight: o.route.endsWith('/chat') ? 1 : 4, arbitrary: f.operationArb(o, botCtx, auth) })));
+    const out = await fire(`${s.gatewayUrl}/widget/v1`, fc.sample(arb, { numRuns: Math.ceil(REQUESTS / 4), seed: SEED }), operations, new Set(['POST /bots/{botId}/chat']));
+
+    expect(out.failures).toEqual([]);
+    expectCoverage(operations, out.seen, []);
+    expect(await storedTurns()).toBe(before + out.chatTurns);
+  }, 900000);
+
+  it('MCP: every tool call with generated arguments is a result or a JSON-RPC error, never a server error', async () => {
+    const { tools } = await mcp.client.listTools();
+    const f = fuzzerFor({});
+    const arb = fc.oneof(
+      ...tools.map((t) => ({
+        weight: t.name === 'ask_bot' || t.name === 'add_knowledge' ? 1 : 4,
+        arbitrary: fc.tuple(
+          fc.constant(t.name),
+          fc.oneof(
+            { weight: 3, arbitrary: f.valid(t.inputSchema, ctx) },
+            { weight: 2, arbitrary: fc.tuple(f.valid(t.inputSchema, ctx), fc.constantFrom(...Object.keys(t.inputSchema.properties ?? { x: 1 }), 'unknownField'), f.invalid({})).map(([a, k, bad]) => ({ ...(a as object), [k]: bad })) },
+          ),
+        ),
+      })),
+    );
+    const calls = fc.sample(arb, { numRuns: Math.ceil(REQUESTS / 10), seed: SEED });
+    const failures: string[] = [];
+    const outcomes = new Map<string, Set<string>>();
+    await runPool(
+      calls,
+      4,
+      async ([name, args]) => {
+        const note = (o: string) => outcomes.set(name, (outcomes.get(name) ?? new Set()).add(o));
+        try {
+          const result = await mcp.call(name, args as Record<string, unknown>);
+          const err = errorOf(result);
+          if (err && (err.status >= 500 || err.code === 'internal_error')) failures.push(`${name} ${JSON.stringify(args).slice(0, 160)} → ${JSON.stringify(err)}`);
+          note(err ? 'error' : 'ok');
+        } catch (e) {
+          if (e instanceof McpError && [-32602, -32600].includes(e.code)) note('error');
+          else failures.push(`${name} ${JSON.stringify(args).slice(0, 160)} → threw ${(e as Error).message}`);
+        }
+      },
+      () => failures.length >= 25,
+    );
+    expect(failures).toEqual([]);
+    for (const t of tools) expect([t.name, outcomes.get(t.name)?.has('error')]).toEqual([t.name, true]);
+    expect((await mcp.client.listTools()).tools.length).toBe(tools.length);
+  }, 900000);
+
+  describe('sweeps over every operation', () => {
+    /** Every operation with a JSON body, of both documents, with a URL to send it to. */
+    const bodyOperations = () => {
+      const rest = operationsOf(restDoc).map((o) => ({ o, f: fuzzerFor(restDoc), base: `${s.gatewayUrl}/v1`, token: ws.token }));
+      const widget = operationsOf(widgetDoc).map((o) => ({ o, f: fuzzerFor(widgetDoc), base: `${s.gatewayUrl}/widget/v1`, token: null as string | null }));
+      return [...rest, ...widget]
+        .filter(({ o, f }) => f.bodySchemaOf(o.op))
+        .map((x) => {
+          const target = x.o.route.replace('{botId}', bot).replace('{id}', ctx.ids[1]);
+          return { ...x, url: `${x.base}${target}`, method: x.o.method.toUpperCase(), name: `${x.o.method.toUpperCase()} ${x.base.slice(s.gatewayUrl.length)}${x.o.route}` };
+        });
+    };
+    const send = (method: string, url: string, token: string | null, body: string, contentType = 'application/json') =>
+      fetch(url, { method, headers: { 'content-type': contentType, ...(token ? { authorization: `Bearer ${token}` } : {}) }, body, signal: AbortSignal.timeout(15000) });
+
+    it('a lone surrogate in any string member is refused with a validation 400, and nothing is stored or charged', async () => {
+      const before = await storedTurns();
+      const seen: string[] = [];
+      for (const { o, f, url, method, token, name } of bodyOperations()) {
+        const base = f.sampleBody(o, ctx, SEED)!;
+        for (const field of f.stringFields(o)) {
+          const res = await send(method, url, token, JSON.stringify({ ...base, [field]: SURROGATE }));
+          const body = (await res.json()) as any;
+          seen.push(`${name} ${field} → ${res.status} ${body.success === false ? body.error.issues.map((i: any) => i.path.join('.')).join(',') : body.code}`);
+          expect([name, field, res.status, body.success]).toEqual([name, field, 400, false]);
+        }
+      }
+      expect(seen.length).toBeGreaterThan(20);
+      // MCP: the same in every string argument of every tool.
+      const { tools } = await mcp.client.listTools();
+      const f = fuzzerFor({});
+      for (const t of tools) {
+        const [args] = fc.sample(f.valid(t.inputSchema, ctx, undefined, true), { numRuns: 1, seed: SEED }) as Record<string, unknown>[];
+        for (const [field, schema] of Object.entries((t.inputSchema.properties ?? {}) as Record<string, any>)) {
+          if (schema.type !== 'string' || schema.enum) continue;
+          let refused: boolean;
+          try {
+            const err = errorOf(await mcp.call(t.name, { ...args, [field]: SURROGATE }));
+            refused = err?.status === 400;
+          } catch (e) {
+            refused = e instanceof McpError && e.code === -32602;
+          }
+          expect([t.name, field, refused]).toEqual([t.name, field, true]);
+        }
+      }
+      expect(await storedTurns()).toBe(before);
+    }, 300000);
+
+    it('5,000 levels of nesting, keys such as __proto__, and every non-JSON content type get a 400 on every operation with a body, MCP included', async () => {
+      for (const { o, f, url, method, token, name } of bodyOperations()) {
+        const base = JSON.stringify(f.sampleBody(o, ctx, SEED));
+        for (const [what, body, type] of [
+          ['nested member', `{"x":${deeplyNested(5000)}}`, 'application/json'],
+          ['nested body', deeplyNested(5000), 'application/json'],
+          ['nested object', `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`, 'application/json'],
+          ...NON_JSON_TYPES.map((t) => [t, t.includes('urlencoded') ? 'message=hi&name=X&email=x%40x.co&phone=1234567' : base, t]),
+        ]) {
+          const res = await send(method, url, token, body, type);
+          expect([name, what, res.status, checkErrorBody(await res.json())]).toEqual([name, what, 400, null]);
+        }
+        for (const key of ['__proto__', 'constructor', 'prototype']) {
+          const res = await send(method, url, token, base === '{}' ? `{"${key}":{"x":"y"}}` : `{"${key}":{"x":"y"},${base.slice(1)}`);
+          expect([name, key, res.status]).toEqual([name, key, 400]);
+        }
+      }
+      const mcpInit = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} });
+      for (const [what, body, type] of [
+        ['nested', `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_bots","arguments":{"x":${deeplyNested(5000)}}}}`, 'application/json'],
+        ...NON_JSON_TYPES.map((t) => [t, mcpInit, t]),
+      ]) {
+        const res = await fetch(s.mcpUrl, { method: 'POST', headers: { authorization: `Bearer ${ws.token}`, 'content-type': type, accept: 'application/json, text/event-stream' }, body });
+        expect([what, res.status < 500, res.status === 400 || (await res.clone().text()).includes('-32602')]).toEqual([what, true, true]);
+      }
+      expect((await ws.api.get('/bots')).status).toBe(200);
+    }, 300000);
+
+    it('odd bytes in path parameters (a lone surrogate in UTF-8, NUL) are never a server error', async () => {
+      for (const { route, method: m } of [...operationsOf(restDoc).map((o) => ({ ...o, route: `/v1${o.route}` })), ...operationsOf(widgetDoc).map((o) => ({ ...o, route: `/widget/v1${o.route}` }))]) {
+        if (!route.includes('{')) continue;
+        for (const odd of ['%ED%A0%80', '%00', '%C0%AF', '%']) {
+          const res = await fetch(`${s.gatewayUrl}${route.replace(/\{[^}]+\}/g, odd)}`, { method: m.toUpperCase(), headers: { authorization: `Bearer ${ws.token}`, 'content-type': 'application/json' }, body: m === 'get' ? undefined : '{}' });
+          expect([route, odd, res.status < 500, checkErrorBody(await res.json().catch(() => null))]).toEqual([route, odd, true, res.status < 400 ? expect.anything() : null]);
+        }
+      }
+    });
+  });
 });

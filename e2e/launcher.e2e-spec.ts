@@ -12,6 +12,7 @@ import { waitFor } from './support/apps';
 import { PrivateNats, freePort, startPrivateNats } from './support/infra';
 import { e2eState } from './support/state';
 import { WebhookReceiver, startWebhookReceiver } from './support/webhook-receiver';
+import { newWidgetSession } from './support/widget';
 
 const alive = (pid: number) => {
   try {
@@ -100,10 +101,11 @@ describe('the launcher (npm start)', () => {
       expect(stored).toMatch(/^v1:/);
       expect(stored).not.toContain(hook.secret.slice('whsec_'.length));
       expect(new SecretBox(Buffer.from(keyHex, 'hex')).open(stored)).toBe(hook.secret);
+      const sessionId = await newWidgetSession(bot, `http://127.0.0.1:${gatewayPort}`);
       const ticket = await fetch(`http://127.0.0.1:${gatewayPort}/widget/v1/bots/${bot}/tickets`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ sessionId: 'launch-1', email: 'a@example.com', subject: 'Hi', message: 'Help' }),
+        body: JSON.stringify({ sessionId, email: 'a@example.com', subject: 'Hi', message: 'Help' }),
       });
       expect(ticket.status).toBe(201);
       const [delivery] = await waitFor(async () => receiver.on('/launch'), (r) => r.length >= 1, 30000);

@@ -127,7 +127,7 @@ describe('webhooks', () => {
         30000,
       );
       expect(stored).not.toContain(legacySecret.slice('whsec_'.length));
-      const ticket = await widget(bot, 'tickets', { sessionId: 'wh-legacy', email: 'legacy@example.com', subject: 'Old hook', message: 'Still signed?' });
+      const ticket = await widget(bot, 'tickets', { sessionId: await newWidgetSession(bot), email: 'legacy@example.com', subject: 'Old hook', message: 'Still signed?' });
       expect(ticket.status).toBe(201);
       await waitFor(async () => byEvent(path, 'ticket.created').length, (n) => n >= 1, 30000);
       expectSigned(byEvent(path, 'ticket.created')[0], legacySecret);
