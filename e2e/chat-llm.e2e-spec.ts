@@ -1,10 +1,9 @@
-import * as http from 'node:http';
 import { Client } from 'pg';
 import { admin } from './support/admin';
 import { client } from './support/api';
 import { waitFor } from './support/apps';
-import { freePort } from './support/infra';
 import { MiniSystem, startMiniSystem } from './support/mini-system';
+import { ModelStandIn, startModelStandIn } from './support/model-stand-in';
 import { postSse } from './support/sse';
 
 /**
@@ -15,42 +14,16 @@ import { postSse } from './support/sse';
  */
 describe('POST /v1/chat through a langchain chat model (OpenAI streaming wire format)', () => {
   let mini: MiniSystem;
-  let server: http.Server;
+  let model: ModelStandIn;
   let db: Client;
-  const requests: { body: any; closedEarly: boolean }[] = [];
   const PIECES = ['The premium ', 'heater costs ', '900 dollars, ', 'installation ', 'included.'];
   const GAP_MS = 250;
 
   beforeAll(async () => {
-    const port = await freePort();
-    server = http.createServer((req, res) => {
-      let raw = '';
-      req.on('data', (d) => (raw += d));
-      req.on('end', () => {
-        const record = { body: JSON.parse(raw), closedEarly: false };
-        requests.push(record);
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        let i = 0;
-        const send = () => {
-          if (i < PIECES.length) {
-            res.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'test-model', choices: [{ index: 0, delta: { content: PIECES[i++] }, finish_reason: null }] })}\n\n`);
-            timer = setTimeout(send, GAP_MS);
-          } else {
-            res.write(`data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'test-model', choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`);
-            res.end('data: [DONE]\n\n');
-          }
-        };
-        let timer = setTimeout(send, 10);
-        res.on('close', () => {
-          if (!res.writableFinished) record.closedEarly = true;
-          clearTimeout(timer);
-        });
-      });
-    });
-    await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+    model = await startModelStandIn(() => ({ pieces: PIECES, gapMs: GAP_MS }));
     mini = await startMiniSystem(['gateway', 'bots', 'knowledge', 'chat'], {
       CHAT_MODEL_PROVIDER: 'openai',
-      CHAT_MODEL_BASE_URL: `http://127.0.0.1:${port}/v1`,
+      CHAT_MODEL_BASE_URL: model.baseUrl,
       CHAT_MODEL_NAME: 'test-model',
       CHAT_MODEL_API_KEY: 'sk-test-key',
       CHAT_MODEL_MAX_RETRIES: '0',
@@ -62,7 +35,7 @@ describe('POST /v1/chat through a langchain chat model (OpenAI streaming wire fo
   afterAll(async () => {
     await db?.end();
     await mini?.stop();
-    await new Promise((r) => server?.close(r));
+    await model?.close();
   });
 
   async function token(): Promise<string> {
@@ -81,7 +54,7 @@ describe('POST /v1/chat through a langchain chat model (OpenAI streaming wire fo
     expect(res.frames.length).toBeGreaterThanOrEqual(PIECES.length);
     expect(res.endMs - res.firstFrameMs!).toBeGreaterThanOrEqual(GAP_MS * (PIECES.length - 2));
 
-    const sent = requests.at(-1)!.body;
+    const sent = model.requests.at(-1)!.body;
     expect(sent.model).toBe('test-model');
     expect(sent.stream).toBe(true);
     const system = sent.messages.find((m: any) => m.role === 'system').content as string;
@@ -94,10 +67,10 @@ describe('POST /v1/chat through a langchain chat model (OpenAI streaming wire fo
 
   it('a visitor who disconnects cancels the model request; what was produced is saved', async () => {
     const tok = await token();
-    const before = requests.length;
+    const before = model.requests.length;
     const res = await postSse('/chat', { message: 'Tell me everything', sessionId: 'llm-2' }, tok, { baseUrl: mini.baseUrl, abortAfterFrames: 2 });
     expect(res.frames.length).toBe(2);
-    await waitFor(async () => requests[before]?.closedEarly, (c) => c === true, 5000);
+    await waitFor(async () => model.requests[before]?.closedEarly, (c) => c === true, 5000);
     const rows = await waitFor(
       async () => (await db.query(`SELECT role, content FROM chat.messages WHERE session_id = 'llm-2' ORDER BY created_at, role DESC`)).rows,
       (r) => r.length === 2,

@@ -1,4 +1,3 @@
-import * as http from 'node:http';
 import { Client } from 'pg';
 import { admin } from './support/admin';
 import { client } from './support/api';
@@ -6,6 +5,7 @@ import { waitFor } from './support/apps';
 import { freePort } from './support/infra';
 import { errorOf, mcpConnect, textOf } from './support/mcp';
 import { MiniSystem, startMiniSystem } from './support/mini-system';
+import { ModelStandIn, questionOf, startModelStandIn } from './support/model-stand-in';
 import { postSse, SseResult } from './support/sse';
 import { newWidgetSession } from './support/widget';
 
@@ -21,7 +21,7 @@ import { newWidgetSession } from './support/widget';
  */
 describe('the end of a chat stream: finish_reason, and charged exactly when stored', () => {
   let mini: MiniSystem;
-  let server: http.Server;
+  let model: ModelStandIn;
   let db: Client;
   let mcpUrl: string;
   const GOOD = ['The premium ', 'heater costs ', '900 dollars.'];
@@ -29,37 +29,18 @@ describe('the end of a chat stream: finish_reason, and charged exactly when stor
   const BROKEN = ['This answer ', 'breaks off '];
 
   beforeAll(async () => {
-    const port = await freePort();
-    server = http.createServer((req, res) => {
-      let raw = '';
-      req.on('data', (d) => (raw += d));
-      req.on('end', () => {
-        const question = String(JSON.parse(raw).messages.at(-1).content);
-        const pieces = question.includes('ODD-OUTPUT') ? ODD : question.includes('BREAK-OFF') ? BROKEN : GOOD;
-        const chunk = (delta: object, finish: string | null) =>
-          `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'test-model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        let i = 0;
-        const send = () => {
-          if (i < pieces.length) {
-            res.write(chunk({ content: pieces[i++] }, null));
-            timer = setTimeout(send, 20);
-          } else if (pieces === BROKEN) {
-            res.destroy(); // the model's connection drops mid-answer
-          } else {
-            res.end(`${chunk({}, 'stop')}data: [DONE]\n\n`);
-          }
-        };
-        let timer = setTimeout(send, 10);
-        res.on('close', () => clearTimeout(timer));
-      });
+    model = await startModelStandIn((body) => {
+      const question = questionOf(body);
+      if (question.includes('ODD-OUTPUT')) return { pieces: ODD };
+      // The model's connection drops mid-answer.
+      if (question.includes('BREAK-OFF')) return { pieces: BROKEN, dropAfterPieces: true };
+      return { pieces: GOOD };
     });
-    await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
     const mcpPort = await freePort();
     mcpUrl = `http://127.0.0.1:${mcpPort}/mcp`;
     mini = await startMiniSystem(['gateway', 'bots', 'knowledge', 'chat', 'mcp'], {
       CHAT_MODEL_PROVIDER: 'openai',
-      CHAT_MODEL_BASE_URL: `http://127.0.0.1:${port}/v1`,
+      CHAT_MODEL_BASE_URL: model.baseUrl,
       CHAT_MODEL_NAME: 'test-model',
       CHAT_MODEL_API_KEY: 'sk-test-key',
       CHAT_MODEL_MAX_RETRIES: '0',
@@ -81,7 +62,7 @@ describe('the end of a chat stream: finish_reason, and charged exactly when stor
   afterAll(async () => {
     await db?.end();
     await mini?.stop();
-    await new Promise((r) => server?.close(r));
+    await model?.close();
   });
 
   async function workspace(): Promise<{ id: string; token: string; bot: string }> {

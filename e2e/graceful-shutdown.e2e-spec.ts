@@ -1,4 +1,3 @@
-import * as http from 'node:http';
 import { admin } from './support/admin';
 import { request } from './support/api';
 import { SpawnedApp, waitFor } from './support/apps';
@@ -8,6 +7,7 @@ import { postSse } from './support/sse';
 import { e2eState } from './support/state';
 import { startWebhookReceiver, WebhookReceiver } from './support/webhook-receiver';
 import { newWidgetSession } from './support/widget';
+import { ModelStandIn, startModelStandIn } from './support/model-stand-in';
 
 /**
  * Rolling restarts under load (issue #8): a replica of gateway, chat, knowledge or
@@ -25,7 +25,7 @@ const GAP_MS = 200;
 describe('graceful shutdown: rolling restarts under load lose nothing accepted', () => {
   const s = e2eState();
   let mini: MiniSystem;
-  let model: http.Server;
+  let model: ModelStandIn;
   let token: string;
   let wsId: string;
   let bot: string;
@@ -50,27 +50,10 @@ describe('graceful shutdown: rolling restarts under load lose nothing accepted',
     postSse('/chat', { message: 'When do you open?', chatbotId: bot, sessionId }, token, { baseUrl: `http://127.0.0.1:${gatewayPort}/v1` });
 
   beforeAll(async () => {
-    const modelPort = await freePort();
-    model = http.createServer((req, res) => {
-      req.resume();
-      req.on('end', () => {
-        res.writeHead(200, { 'content-type': 'text/event-stream' });
-        let i = 0;
-        const chunk = (delta: object, finish: string | null) => `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-        const send = () => {
-          if (res.destroyed) return;
-          if (i < PIECES.length) {
-            res.write(chunk({ content: PIECES[i++] }, null));
-            setTimeout(send, GAP_MS);
-          } else res.end(`${chunk({}, 'stop')}data: [DONE]\n\n`);
-        };
-        setTimeout(send, 10);
-      });
-    });
-    await new Promise<void>((r) => model.listen(modelPort, '127.0.0.1', r));
+    model = await startModelStandIn(() => ({ pieces: PIECES, gapMs: GAP_MS }));
     mini = await startMiniSystem(['gateway', 'bots'], {
       CHAT_MODEL_PROVIDER: 'openai',
-      CHAT_MODEL_BASE_URL: `http://127.0.0.1:${modelPort}/v1`,
+      CHAT_MODEL_BASE_URL: model.baseUrl,
       CHAT_MODEL_NAME: 'm',
       CHAT_MODEL_API_KEY: 'sk-test',
       CHAT_MODEL_MAX_RETRIES: '0',
@@ -99,7 +82,7 @@ describe('graceful shutdown: rolling restarts under load lose nothing accepted',
 
   afterAll(async () => {
     await mini?.stop();
-    await new Promise((r) => model?.close(r));
+    await model?.close();
   });
 
   it('chat: the replica that gets SIGTERM streams every answer it started to the end', async () => {

@@ -1,5 +1,5 @@
 import { IsEmail, IsIn, IsOptional, IsString, IsUUID } from 'class-validator';
-import type { BookingStatus } from './bookings';
+import type { BookingView } from './bookings';
 import { SESSION_ID_MAX } from './chat';
 import { CharLength, IsLanguageTag, IsStringMap, NotBlank } from './validation';
 
@@ -149,21 +149,8 @@ export interface WidgetReceiptView {
   created_at: string;
 }
 
-/** POST …/bookings: the visitor's own request as stored, with its id and status. */
-export interface WidgetBookingView {
-  id: string;
-  chatbot_id: string | null;
-  name: string;
-  email: string;
-  phone: string;
-  notes: string | null;
-  requested_slot: string | null;
-  country: string | null;
-  time_zone: string | null;
-  custom_fields: Record<string, string> | null;
-  status: BookingStatus;
-  created_at: string;
-}
+/** POST …/bookings: the visitor's own request as stored, with its id and status; nothing of the workspace's. */
+export type WidgetBookingView = Omit<BookingView, 'tenant_id' | 'rejection_comment' | 'confirmed_at' | 'rejected_at' | 'cancelled_at'>;
 
 /** POST …/handoff. */
 export interface WidgetHandoffView {
