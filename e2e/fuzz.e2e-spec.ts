@@ -119,7 +119,11 @@ describe(`fuzzing the REST API, the widget API and the MCP tools (${REQUESTS} re
     const sessions = [await newWidgetSession(bot), await newWidgetSession(bot)];
     const booking = (await request('POST', `/widget/v1/bots/${bot}/bookings`, { sessionId: sessions[0], name: 'F', email: 'f@example.com', phone: '+1 555 0100', requestedSlot: '2027-01-01T10:00:00Z' }, { baseUrl: s.gatewayUrl })).body.data.id;
     await ws.api.post('/chat', { message: 'hello', chatbotId: bot, sessionId: 'fuzz-session' });
-    ctx = { ids: [bot, booking, ws.id], sessions: [...sessions, 'fuzz-session'], blockedUrl: `http://127.0.0.1:${await freePort()}/nothing-here` };
+    // An assistant message of the first widget session, for the widget's feedback route.
+    await fetch(`${s.gatewayUrl}/widget/v1/bots/${bot}/chat`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hello', sessionId: sessions[0] }) }).then((r) => r.text());
+    const answer = (await ws.api.get(`/conversations/${sessions[0]}`)).body.data.find((m: { role: string }) => m.role === 'assistant').id;
+    // Repeats make the ids and the session that fit together likelier.
+    ctx = { ids: [bot, booking, ws.id, answer, answer], sessions: [sessions[0], sessions[0], sessions[1], 'fuzz-session'], blockedUrl: `http://127.0.0.1:${await freePort()}/nothing-here` };
     widgetDoc = (await request('GET', '/widget/v1/openapi.json', undefined, { baseUrl: s.gatewayUrl })).body;
     mcp = await mcpConnect(ws.token);
   });
@@ -164,6 +168,7 @@ describe(`fuzzing the REST API, the widget API and the MCP tools (${REQUESTS} re
     expect(out.failures).toEqual([]);
     // A booking leaves the states that accept actions after a few changes: PATCH successes are rare.
     expectCoverage(operations, out.seen, REQUESTS >= 5000 ? [] : ['PATCH /bookings/{id}']);
+    if (REQUESTS >= 5000) expect(out.chatTurns).toBeGreaterThan(0);
     expect(await storedTurns()).toBe(before + out.chatTurns);
     expect((await ws.api.get('/bots')).status).toBe(200);
     expect((await fetch(`${s.gatewayUrl}/readyz`)).status).toBe(200);
@@ -180,7 +185,9 @@ describe(`fuzzing the REST API, the widget API and the MCP tools (${REQUESTS} re
     const out = await fire(`${s.gatewayUrl}/widget/v1`, fc.sample(arb, { numRuns: Math.ceil(REQUESTS / 4), seed: SEED }), operations, new Set(['POST /bots/{botId}/chat']));
 
     expect(out.failures).toEqual([]);
-    expectCoverage(operations, out.seen, []);
+    // Feedback succeeds only for an id and a session that fit together: rare in small runs.
+    expectCoverage(operations, out.seen, REQUESTS >= 5000 ? [] : ['POST /bots/{botId}/feedback']);
+    if (REQUESTS >= 5000) expect(out.chatTurns).toBeGreaterThan(0);
     expect(await storedTurns()).toBe(before + out.chatTurns);
   }, 900000);
 
