@@ -12,7 +12,7 @@ describe('edgeConfig: the public edges’ hardening settings', () => {
       httpHeadersTimeoutMs: 10000,
       httpRequestTimeoutMs: 30000,
       httpMaxConnectionsPerAddress: 128,
-      anonymousRateLimitRequests: 120,
+      anonymousRateLimitRequests: 600,
     });
   });
 

@@ -44,7 +44,7 @@ export const edgeConfig = {
   /** Browser origins (exact, comma-separated) granted CORS on /v1 and /mcp; empty: none. */
   corsAllowedOrigins: originList('CORS_ALLOWED_ORIGINS'),
   /** Requests without a valid token (and /mcp without one), per client address. */
-  anonymousRateLimitRequests: env.int('ANONYMOUS_RATE_LIMIT_REQUESTS', 120, { min: 1 }),
+  anonymousRateLimitRequests: env.int('ANONYMOUS_RATE_LIMIT_REQUESTS', 600, { min: 1 }),
   anonymousRateLimitWindowSeconds: env.int('ANONYMOUS_RATE_LIMIT_WINDOW_SECONDS', 60, { min: 1, max: 86400 }),
   redisUrl: env.optionalUrl('REDIS_URL', ['redis', 'rediss']),
   rateLimitRequests: env.int('RATE_LIMIT_REQUESTS', 600, { min: 1 }),
