@@ -103,6 +103,8 @@ module.exports = {
       // 25 ms polling makes ~40 requests a second: the limiter must never refuse them.
       RATE_LIMIT_REQUESTS: '1000000000',
       RATE_LIMIT_PREFIX: `sa:bench:${randomBytes(4).toString('hex')}:`,
+      // The fairness phase posts a whole backlog at once, every request from this one address.
+      HTTP_MAX_CONNECTIONS_PER_ADDRESS: '0',
       RPC_TIMEOUT_MS: '10000',
       ...(useRedis ? { REDIS_URL: redisUrl } : {}),
       ...ctx.options.env,
