@@ -111,7 +111,7 @@ export class BookingsRepository {
   }
 
   /** Newest first. `botIds` (a restricted token's bots) limits the result to those bots. */
-  list(q: { tenantId: string; status?: BookingStatus; chatbotId?: string; botIds?: string[]; limit: number }): Promise<BookingRow[]> {
+  list(q: { tenantId: string; status?: BookingStatus; chatbotId?: string; botIds?: string[] | null; limit: number }): Promise<BookingRow[]> {
     return queryRows<BookingRow>(
       this.ds,
       `SELECT ${COLUMNS} FROM bookings.bookings

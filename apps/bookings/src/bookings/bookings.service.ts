@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { BotAccess, enforceBotAccess, visibleBots } from '@sa/bot-access';
 import { BookingView, CallerContext, CreateBookingRequest, ListBookingsRequest, UpdateBookingRequest } from '@sa/contracts';
 import { isUniqueViolation } from '@sa/db';
-import { BotAccessDenied, DomainError, NotFound } from '@sa/errors';
+import { DomainError, NotFound } from '@sa/errors';
 import { Outbox } from '@sa/events';
 import { RpcClient } from '@sa/messaging';
 import { composeMail } from '../mail/mail-content';
@@ -30,7 +31,7 @@ export class BookingsService {
       tenantId: ctx.tenantId,
       status: req.status,
       chatbotId: req.chatbotId,
-      botIds: ctx.botIds ?? undefined,
+      botIds: visibleBots(ctx),
       limit: req.limit ?? DEFAULT_BOOKINGS_LIMIT,
     });
     return rows.map(toBookingView);
@@ -126,11 +127,12 @@ export class BookingsService {
   }
 
   private checkBookingAccess(ctx: CallerContext, chatbotId: string | null): void {
-    if (ctx.botIds && (!chatbotId || !ctx.botIds.includes(chatbotId))) throw new BotAccessDenied('This token may not access bookings of that bot');
+    enforceBotAccess(ctx, BotAccess.OfResource, chatbotId, { what: 'bookings of that bot' });
   }
 
+  /** A named bot: one the caller may use (403), of its workspace (404). */
   private async checkBot(ctx: CallerContext, chatbotId: string): Promise<void> {
-    if (ctx.botIds && !ctx.botIds.includes(chatbotId)) throw new BotAccessDenied();
+    enforceBotAccess(ctx, BotAccess.MayName, chatbotId);
     const { found } = await this.rpc.send('bots.bot.check', { ids: [chatbotId] }, ctx);
     if (!found.includes(chatbotId)) throw new NotFound('Bot');
   }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { BotAccess, enforceBotAccess, visibleBots } from '@sa/bot-access';
 import { BOT_NAME_MAX, BotSummary, BotView, CallerContext, CheckBotsReply, CreateBotRequest, CreatedBotView, ENTERPRISE_TIERS, EnterpriseTier, canonicalLanguage } from '@sa/contracts';
-import { BotAccessDenied, BotNameTaken, PlanCapacityExhausted, TierCapacityUnavailable } from '@sa/errors';
+import { BotNameTaken, PlanCapacityExhausted, TierCapacityUnavailable } from '@sa/errors';
 import { isUniqueViolation } from '@sa/db';
 import { Outbox } from '@sa/events';
 import { BotEntity } from './bot.entity';
@@ -22,7 +23,7 @@ export class BotsService {
   ) {}
 
   async list(ctx: CallerContext): Promise<BotView[]> {
-    const rows = await this.bots.list(ctx.tenantId, ctx.botIds ?? null, MAX_BOTS_LISTED);
+    const rows = await this.bots.list(ctx.tenantId, visibleBots(ctx), MAX_BOTS_LISTED);
     return rows.map(toBotView);
   }
 
@@ -45,7 +46,7 @@ export class BotsService {
    * a name already used in the workspace gives 409 with a free suggested_name.
    */
   async create(ctx: CallerContext, req: CreateBotRequest): Promise<CreatedBotView> {
-    if (ctx.botIds) throw new BotAccessDenied('A token restricted to specific bots cannot create bots');
+    enforceBotAccess(ctx, BotAccess.NewBot);
     const language = req.language ? canonicalLanguage(req.language)! : DEFAULT_BOT_LANGUAGE;
     const enterprise = ctx.entitlements.plan === 'enterprise';
     try {

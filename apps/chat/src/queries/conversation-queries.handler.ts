@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
+import { BotAccess, enforceBotAccess, visibleBots } from '@sa/bot-access';
 import { AnalyticsRequest, AnalyticsView, CallerContext, ChatMessageView, ConversationMessagesRequest, ConversationView, ListConversationsRequest } from '@sa/contracts';
-import { BotAccessDenied, NotFound } from '@sa/errors';
+import { NotFound } from '@sa/errors';
 import { RpcClient, RpcHandler } from '@sa/messaging';
 import { AnalyticsRepository } from '../analytics/analytics.repository';
 import { ConversationsRepository } from '../conversations/conversations.repository';
@@ -24,11 +25,12 @@ export class ConversationQueriesHandler {
 
   @RpcHandler('chat.conversation.list')
   async list(req: ListConversationsRequest, ctx: CallerContext): Promise<ConversationView[]> {
+    enforceBotAccess(ctx, BotAccess.MayName, req.chatbotId);
     if (req.chatbotId) await this.checkBot(ctx, req.chatbotId);
     return this.conversations.listSessions({
       tenantId: ctx.tenantId,
       chatbotId: req.chatbotId,
-      botIds: ctx.botIds ?? undefined,
+      botIds: visibleBots(ctx),
       q: req.q?.trim() || undefined,
       limit: req.limit ?? DEFAULT_CONVERSATIONS_LIMIT,
     });
@@ -38,19 +40,19 @@ export class ConversationQueriesHandler {
   async messagesOf(req: ConversationMessagesRequest, ctx: CallerContext): Promise<ChatMessageView[]> {
     const owner = await this.messages.sessionBot(ctx.tenantId, req.sessionId);
     if (owner === undefined) return [];
-    if (ctx.botIds && (!owner || !ctx.botIds.includes(owner))) throw new BotAccessDenied('This token may not access that session');
+    enforceBotAccess(ctx, BotAccess.OfResource, owner, { what: 'that session' });
     return this.conversations.messages(ctx.tenantId, req.sessionId);
   }
 
   @RpcHandler('chat.analytics.summary')
   async summary(req: AnalyticsRequest, ctx: CallerContext): Promise<AnalyticsView> {
-    if (ctx.botIds && (!req.chatbotId || !ctx.botIds.includes(req.chatbotId))) throw new BotAccessDenied('A token restricted to specific bots must send an allowed chatbotId');
+    enforceBotAccess(ctx, BotAccess.MustName, req.chatbotId);
     if (req.chatbotId) await this.checkBot(ctx, req.chatbotId);
-    return this.analytics.summary({ tenantId: ctx.tenantId, chatbotId: req.chatbotId, botIds: ctx.botIds ?? undefined });
+    return this.analytics.summary({ tenantId: ctx.tenantId, chatbotId: req.chatbotId, botIds: visibleBots(ctx) });
   }
 
+  /** A named bot must be a bot of the caller's workspace (404). */
   private async checkBot(ctx: CallerContext, chatbotId: string): Promise<void> {
-    if (ctx.botIds && !ctx.botIds.includes(chatbotId)) throw new BotAccessDenied();
     const { found } = await this.rpc.send('bots.bot.check', { ids: [chatbotId] }, ctx);
     if (!found.includes(chatbotId)) throw new NotFound('Bot');
   }

@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
+import { BotAccess, enforceBotAccess } from '@sa/bot-access';
 import { BotSummary, CallerContext, ChatStreamEvent, ChatTurnRequest, ChatTurnStarted, ErrorCode, PassageView } from '@sa/contracts';
 import { BotAccessDenied, DomainError, NotFound, QuotaExhausted, WidgetBudgetExhausted } from '@sa/errors';
 import { Outbox } from '@sa/events';
@@ -288,9 +289,7 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
   }
 
   private async resolveBot(ctx: CallerContext, chatbotId: string | undefined): Promise<BotSummary | null> {
-    if (ctx.botIds && (!chatbotId || !ctx.botIds.includes(chatbotId))) {
-      throw new BotAccessDenied(chatbotId ? 'This token may not access that bot' : 'A token restricted to specific bots must send an allowed chatbotId');
-    }
+    enforceBotAccess(ctx, BotAccess.MustName, chatbotId);
     if (chatbotId) {
       const [bot] = await this.rpc.send('bots.bot.describe', { ids: [chatbotId] }, ctx);
       if (!bot) throw new NotFound('Bot');

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { BotAccess, enforceBotAccess, widgetBot } from '@sa/bot-access';
 import { CallerContext, FeedbackRequest, HandoffRequest, TicketRequest, TicketView, WidgetSessionCheck, WidgetSessionCheckRequest, WidgetSessionRequest, WidgetSessionView } from '@sa/contracts';
 import { BotAccessDenied, NotFound } from '@sa/errors';
 import { Outbox } from '@sa/events';
@@ -95,16 +96,8 @@ export class WidgetService {
   }
 }
 
-/** The bot of the widget route (ctx.botIds = [botId]). */
-function widgetBot(ctx: CallerContext): string {
-  const botId = ctx.botIds?.length === 1 ? ctx.botIds[0] : undefined;
-  if (!botId) throw new BotAccessDenied('Widget requests must name exactly one bot');
-  return botId;
-}
-
-/** The request's bot must be the widget route's bot. */
+/** The request's bot must be the widget route's bot (ctx.botIds = [it]). */
 function requireBot(ctx: CallerContext, chatbotId: string): string {
-  const botId = widgetBot(ctx);
-  if (chatbotId !== botId) throw new BotAccessDenied();
-  return botId;
+  enforceBotAccess(ctx, BotAccess.Widget, chatbotId);
+  return chatbotId;
 }

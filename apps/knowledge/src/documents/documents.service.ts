@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { BotAccess, enforceBotAccess } from '@sa/bot-access';
 import { CallerContext, IngestKbRequest, KbDocumentView, KbIngestAccepted, ListKbRequest } from '@sa/contracts';
-import { BotAccessDenied, NotFound, QuotaExhausted } from '@sa/errors';
+import { NotFound, QuotaExhausted } from '@sa/errors';
 import { RpcClient } from '@sa/messaging';
 import { KNOWLEDGE_CONFIG, KnowledgeConfig } from '../config/knowledge.config';
 import { DocumentsRepository, toDocumentView } from './documents.repository';
@@ -49,9 +50,7 @@ export class DocumentsService {
 
   /** The bot named by the request, checked against the token's bots and the workspace. */
   private async resolveBot(ctx: CallerContext, chatbotId: string | undefined): Promise<string | null> {
-    if (ctx.botIds && (!chatbotId || !ctx.botIds.includes(chatbotId))) {
-      throw new BotAccessDenied(chatbotId ? 'This token may not access that bot' : 'A token restricted to specific bots must send an allowed chatbotId');
-    }
+    enforceBotAccess(ctx, BotAccess.MustName, chatbotId);
     if (!chatbotId) return null;
     const { found } = await this.rpc.send('bots.bot.check', { ids: [chatbotId] }, ctx);
     if (!found.includes(chatbotId)) throw new NotFound('Bot');

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { LRUCache } from 'lru-cache';
+import { BotAccess, enforceBotAccess } from '@sa/bot-access';
 import { CallerContext, PassageView, SearchKnowledgeRequest } from '@sa/contracts';
-import { BotAccessDenied, NotFound } from '@sa/errors';
+import { NotFound } from '@sa/errors';
 import { RpcClient } from '@sa/messaging';
 import type { EmbedderChoice } from '../embeddings/embeddings.factory';
 import { EMBEDDER } from '../knowledge.tokens';
@@ -26,7 +27,7 @@ export class SearchService {
 
   async search(ctx: CallerContext, req: SearchKnowledgeRequest): Promise<PassageView[]> {
     const chatbotId = req.chatbotId ?? null;
-    if (ctx.botIds && (!chatbotId || !ctx.botIds.includes(chatbotId))) throw new BotAccessDenied();
+    enforceBotAccess(ctx, BotAccess.MustName, chatbotId);
     if (chatbotId && !this.knownBots.has(`${ctx.tenantId}:${chatbotId}`)) {
       const { found } = await this.rpc.send('bots.bot.check', { ids: [chatbotId] }, ctx);
       if (!found.includes(chatbotId)) throw new NotFound('Bot');

@@ -1,6 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
+import { BotAccess, enforceBotAccess, visibleBots } from '@sa/bot-access';
 import { CallerContext, IdentifyRequest, LeadFormRequest, LeadView, ListLeadsRequest } from '@sa/contracts';
-import { BotAccessDenied, NotFound } from '@sa/errors';
+import { NotFound } from '@sa/errors';
 import { RpcClient, RpcHandler } from '@sa/messaging';
 import { LEADS_CONFIG, LeadsConfig } from '../config/leads.config';
 import { LeadsRepository } from './leads.repository';
@@ -22,12 +23,12 @@ export class LeadsHandler {
 
   @RpcHandler('leads.lead.list')
   async list(req: ListLeadsRequest, ctx: CallerContext): Promise<LeadView[]> {
-    if (ctx.botIds && (!req.chatbotId || !ctx.botIds.includes(req.chatbotId))) throw new BotAccessDenied('A token restricted to specific bots must send an allowed chatbotId');
+    enforceBotAccess(ctx, BotAccess.MustName, req.chatbotId);
     if (req.chatbotId) {
       const { found } = await this.rpc.send('bots.bot.check', { ids: [req.chatbotId] }, ctx);
       if (!found.includes(req.chatbotId)) throw new NotFound('Bot');
     }
-    return this.leads.list({ tenantId: ctx.tenantId, chatbotId: req.chatbotId, botIds: ctx.botIds, limit: this.config.maxListed });
+    return this.leads.list({ tenantId: ctx.tenantId, chatbotId: req.chatbotId, botIds: visibleBots(ctx), limit: this.config.maxListed });
   }
 
   @RpcHandler('leads.visitor.identify')

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { BotAccess, enforceBotAccess } from '@sa/bot-access';
 import { CallerContext, IdentifyRequest, LeadFormRequest, LeadView } from '@sa/contracts';
-import { BotAccessDenied, ValidationFailed } from '@sa/errors';
+import { ValidationFailed } from '@sa/errors';
 import { Outbox } from '@sa/events';
 import { LEADS_CONFIG, LeadsConfig } from '../config/leads.config';
 import { KnownDetails, LeadScore, ScoringThresholds, bandOf, normalisePhone, scoreSession } from '../scoring/lead-scorer';
@@ -55,7 +56,7 @@ export class VisitorLeadsService {
   }
 
   async identify(req: IdentifyRequest, ctx: CallerContext): Promise<{ session_id: string; lead_id: string | null }> {
-    this.checkBot(req.chatbotId, ctx);
+    enforceBotAccess(ctx, BotAccess.Widget, req.chatbotId);
     const given: KnownDetails = {
       name: blankToNull(req.name),
       email: blankToNull(req.email)?.toLowerCase() ?? null,
@@ -101,7 +102,7 @@ export class VisitorLeadsService {
   }
 
   async capture(req: LeadFormRequest, ctx: CallerContext): Promise<LeadView> {
-    this.checkBot(req.chatbotId, ctx);
+    enforceBotAccess(ctx, BotAccess.Widget, req.chatbotId);
     const email = blankToNull(req.email)?.toLowerCase() ?? null;
     const phone = this.phone(req.phone);
     if (!email && !phone) throw new ValidationFailed([{ code: 'required', path: ['body', 'email'], message: 'An email or a phone is required' }]);
@@ -147,11 +148,6 @@ export class VisitorLeadsService {
       });
     });
     return toLeadView(lead);
-  }
-
-  /** Widget routes carry the bot they name as the context's only bot. */
-  private checkBot(chatbotId: string, ctx: CallerContext): void {
-    if (ctx.botIds?.[0] !== chatbotId) throw new BotAccessDenied('The widget may only act for its own bot');
   }
 
   private phone(raw: string | undefined): string | null {
