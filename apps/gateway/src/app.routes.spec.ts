@@ -1,12 +1,18 @@
 import 'reflect-metadata';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Controller, DynamicModule, Get, Post, RequestMethod, Type } from '@nestjs/common';
-import { CONTROLLER_WATERMARK, METHOD_METADATA, MODULE_METADATA, PATH_METADATA } from '@nestjs/common/constants';
+import { Body, Controller, DynamicModule, Get, Param, Post, Query, RequestMethod, Type } from '@nestjs/common';
+import { CONTROLLER_WATERMARK, METHOD_METADATA, MODULE_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
+import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
+import { getMetadataStorage } from 'class-validator';
 import pino from 'pino';
+import { BOT_ID_NAME, BotAccess, DEFAULT_BOT_ID_KEY, describeBotAccess } from '@sa/bot-access';
+import { ChatRequest, ListBookingsRequest } from '@sa/contracts';
 import { AppModule } from './app.module';
-import { PUBLIC_KEY, Public, RequireScope, SCOPE_KEY } from './auth/route-access.decorator';
+import { BOT_ACCESS_KEY, PUBLIC_KEY, Public, RequireScope, RouteBotAccess, SCOPE_KEY } from './auth/route-access.decorator';
 import { loadGatewayConfig } from './config/gateway.config';
+import { dto } from './http/dto.pipe';
+import { routeDtos } from './http/route-input';
 
 // Fail closed: the global AuthGuard refuses a route that declares neither @RequireScope nor
 // @Public at request time. This test finds such a route before it ships. Controllers are found
@@ -147,7 +153,7 @@ describe('gateway routes', () => {
 describe('the route check itself', () => {
   @Controller('v1/probe')
   class ProbeController {
-    @Get() @RequireScope('bots:read') list(): void {}
+    @Get() @RequireScope('bots:read', { botAccess: { mode: BotAccess.MayName } }) list(): void {}
     @Get('open') @Public() open(): void {}
     @Post('forgotten') forgotten(): void {}
     helper(): void {}
@@ -166,5 +172,154 @@ describe('the route check itself', () => {
 
   it('accepts access declared on the class, as the guard does', () => {
     expect(undeclaredRoutes([ClassLevelPublicController])).toEqual([]);
+  });
+});
+
+// Bot access (libs/bot-access, docs/decisions.md "Issue 15: one bot-access policy"): every route
+// declares what it does with bots, and a route that takes a bot id must say where. "Takes a bot
+// id" is read from the route itself: members of its DTO classes and path parameters named like a
+// bot id (chatbotId, botId …), so a new DTO member or path is covered without editing this test.
+
+const PARTS: Partial<Record<RouteParamtypes, 'body' | 'query' | 'path'>> = { [RouteParamtypes.BODY]: 'body', [RouteParamtypes.QUERY]: 'query', [RouteParamtypes.PARAM]: 'path' };
+
+interface RouteArg {
+  index: number;
+  data?: unknown;
+  pipes?: unknown[];
+}
+
+/** The body, query and path parameters of a handler: which part, the member it picks (if any), and whether a dto() pipe checks it. */
+function inputsOf(r: Route): { part: 'body' | 'query' | 'path'; key?: string; described: boolean }[] {
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, r.controller, r.handler) ?? {}) as Record<string, RouteArg>;
+  const dtos = routeDtos(r.controller, r.handler);
+  return Object.entries(args).flatMap(([k, arg]) => {
+    const part = PARTS[Number(k.split(':')[0]) as RouteParamtypes];
+    if (!part) return [];
+    const key = typeof arg.data === 'string' ? arg.data : undefined;
+    return [{ part, key, described: dtos.some((d) => d.pipe.where === part && d.key === key) }];
+  });
+}
+
+/** The members of a DTO class (class-validator's metadata: every member of a contract DTO is decorated). */
+function membersOf(cls: Type<unknown>): string[] {
+  return [...new Set(getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false).map((m) => m.propertyName))];
+}
+
+/** Where the route takes a bot id, as "<part> <member>": DTO members, picked members and path parameters named like a bot id. */
+function botIdsTaken(r: Route): string[] {
+  const found = new Set<string>();
+  for (const { pipe, key } of routeDtos(r.controller, r.handler)) {
+    if (key === undefined) for (const m of membersOf(pipe.cls)) if (BOT_ID_NAME.test(m)) found.add(`${pipe.where} ${m}`);
+  }
+  for (const { part, key } of inputsOf(r)) if (key && BOT_ID_NAME.test(key)) found.add(`${part} ${key}`);
+  for (const [, name] of r.path.matchAll(/:(\w+)/g)) if (BOT_ID_NAME.test(name)) found.add(`path ${name}`);
+  return [...found].sort();
+}
+
+function declared<T>(r: Route, key: string): T | undefined {
+  const fn = (r.controller.prototype as Record<string, object>)[r.handler];
+  return Reflect.getMetadata(key, fn) ?? Reflect.getMetadata(key, r.controller);
+}
+
+/** What is wrong with a route's bot-access declaration; [] when nothing. */
+function botAccessProblems(r: Route): string[] {
+  const bots = declared<RouteBotAccess>(r, BOT_ACCESS_KEY);
+  const taken = botIdsTaken(r);
+  const problems = inputsOf(r)
+    .filter((i) => !i.described && !i.key)
+    .map((i) => `takes a ${i.part} no dto() pipe describes, so whether it holds a bot id cannot be told`);
+  if (declared(r, SCOPE_KEY) && !bots) problems.push('needs a token but declares no bot access');
+  if (taken.length > 1) problems.push(`takes several bot ids (${taken.join(', ')})`);
+  if (taken.length && !bots) problems.push(`takes a bot id (${taken[0]}) without a bot-access declaration`);
+  const at = bots?.from ? `${bots.from} ${bots.key ?? DEFAULT_BOT_ID_KEY}` : undefined;
+  if (bots && taken.length && at !== taken[0]) problems.push(`takes a bot id (${taken[0]}) but declares ${describeBotAccess(bots)}`);
+  if (at && !taken.includes(at)) problems.push(`declares a bot id at ${at}, which the route does not take`);
+  if (bots?.from && bots.mode !== BotAccess.Widget && !routeDtos(r.controller, r.handler).some((d) => d.pipe.where === bots.from && d.key === undefined)) {
+    problems.push(`declares a bot id in the ${bots.from}, which no dto() pipe validates before the guard reads it`);
+  }
+  return problems;
+}
+
+describe('bot access of every route', () => {
+  const routes = all.flatMap(routesOf);
+
+  it.each(routes.map((r) => [`${r.method} ${r.path}`, r]))('%s declares its bot access where it takes a bot id', (_name, r) => {
+    expect(botAccessProblems(r as Route)).toEqual([]);
+  });
+
+  it('lists every route with its declared mode', () => {
+    const listing = Object.fromEntries(routes.map((r) => [`${r.method} ${r.path}`, describeBotAccess(declared<RouteBotAccess>(r, BOT_ACCESS_KEY))]));
+    expect(listing).toEqual({
+      'GET /healthz': 'none',
+      'GET /readyz': 'none',
+      'GET /v1/openapi.json': 'none',
+      'GET /widget/v1/openapi.json': 'none',
+      'GET /v1/bots': 'may-name',
+      'POST /v1/bots': 'new-bot',
+      'GET /v1/kb': 'must-name (query chatbotId)',
+      'POST /v1/kb/ingest': 'must-name (body chatbotId)',
+      'POST /v1/chat': 'must-name (body chatbotId)',
+      'GET /v1/conversations': 'may-name (query chatbotId)',
+      'GET /v1/conversations/:sessionId': 'of-resource',
+      'GET /v1/analytics': 'must-name (query chatbotId)',
+      'GET /v1/leads': 'must-name (query chatbotId)',
+      'GET /v1/bookings': 'may-name (query chatbotId)',
+      'GET /v1/bookings/:id': 'of-resource',
+      'PATCH /v1/bookings/:id': 'of-resource',
+      'POST /widget/v1/bots/:botId/sessions': 'widget (path botId)',
+      'POST /widget/v1/bots/:botId/chat': 'widget (path botId)',
+      'POST /widget/v1/bots/:botId/feedback': 'widget (path botId)',
+      'POST /widget/v1/bots/:botId/identify': 'widget (path botId)',
+      'POST /widget/v1/bots/:botId/leads': 'widget (path botId)',
+      'POST /widget/v1/bots/:botId/bookings': 'widget (path botId)',
+      'POST /widget/v1/bots/:botId/tickets': 'widget (path botId)',
+      'POST /widget/v1/bots/:botId/handoff': 'widget (path botId)',
+    });
+  });
+
+  it('finds the bot ids routes take in their DTOs and paths', () => {
+    const taken = Object.fromEntries(routes.map((r) => [`${r.method} ${r.path}`, botIdsTaken(r)]));
+    expect(taken).toMatchObject({
+      'GET /v1/kb': ['query chatbotId'],
+      'POST /v1/chat': ['body chatbotId'],
+      'GET /v1/conversations/:sessionId': [],
+      'POST /widget/v1/bots/:botId/chat': ['path botId'],
+    });
+  });
+});
+
+describe('the bot-access check itself', () => {
+  @Controller('v1/probe-bots')
+  class BotProbeController {
+    @Post('forgot') @Public() forgot(@Body(dto(ChatRequest, 'body')) _b: ChatRequest): void {}
+    @Get('wrong-part') @RequireScope('bookings:read', { botAccess: { mode: BotAccess.MayName, from: 'body' } }) wrongPart(@Query(dto(ListBookingsRequest, 'query')) _q: ListBookingsRequest): void {}
+    @Get('nothing-to-name') @RequireScope('bots:read', { botAccess: { mode: BotAccess.MustName, from: 'query' } }) nothing(): void {}
+    @Post(':botId/raw') @Public() raw(@Param('botId') _bot: string, @Body() _b: unknown): void {}
+    @Get('declared') @RequireScope('kb:read', { botAccess: { mode: BotAccess.MustName, from: 'body' } }) fine(@Body(dto(ChatRequest, 'body')) _b: ChatRequest): void {}
+  }
+  const probe = Object.fromEntries(routesOf(BotProbeController).map((r) => [r.handler, botAccessProblems(r)]));
+
+  it('fails a route that takes a bot id in a DTO without a declaration', () => {
+    expect(probe['forgot']).toEqual(['takes a bot id (body chatbotId) without a bot-access declaration']);
+  });
+
+  it('fails a declaration that points elsewhere than the bot id, or at nothing', () => {
+    expect(probe['wrongPart']).toEqual([
+      'takes a bot id (query chatbotId) but declares may-name (body chatbotId)',
+      'declares a bot id at body chatbotId, which the route does not take',
+      'declares a bot id in the body, which no dto() pipe validates before the guard reads it',
+    ]);
+    expect(probe['nothing']).toEqual([
+      'declares a bot id at query chatbotId, which the route does not take',
+      'declares a bot id in the query, which no dto() pipe validates before the guard reads it',
+    ]);
+  });
+
+  it('fails a bot in the path without a declaration and input no DTO describes', () => {
+    expect(probe['raw']).toEqual(['takes a body no dto() pipe describes, so whether it holds a bot id cannot be told', 'takes a bot id (path botId) without a bot-access declaration']);
+  });
+
+  it('accepts a declaration at the bot id the route takes', () => {
+    expect(probe['fine']).toEqual([]);
   });
 });

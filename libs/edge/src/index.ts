@@ -1,5 +1,4 @@
 export * from './bearer';
-export * from './bot-access';
 export * from './chat-turn';
 export * from './edge-auth';
 export * from './edge-config';

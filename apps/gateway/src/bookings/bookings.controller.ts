@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Param, Patch, Query } from '@nestjs/common';
+import { BotAccess } from '@sa/bot-access';
 import { BookingIdRequest, BookingView, CallerContext, ListBookingsRequest, UpdateBookingBody } from '@sa/contracts';
-import { BotAccessDenied } from '@sa/errors';
 import { RpcClient } from '@sa/messaging';
 import { Caller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/route-access.decorator';
@@ -16,20 +16,19 @@ export class BookingsController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Get()
-  @RequireScope('bookings:read')
+  @RequireScope('bookings:read', { botAccess: { mode: BotAccess.MayName, from: 'query' } })
   async list(@Caller() ctx: CallerContext, @Query(dto(ListBookingsRequest, 'query')) query: ListBookingsRequest): Promise<{ data: BookingView[] }> {
-    if (ctx.botIds && query.chatbotId && !ctx.botIds.includes(query.chatbotId)) throw new BotAccessDenied();
     return { data: await this.rpc.send('bookings.booking.list', query, ctx) };
   }
 
   @Get(':id')
-  @RequireScope('bookings:read')
+  @RequireScope('bookings:read', { botAccess: { mode: BotAccess.OfResource } })
   async get(@Caller() ctx: CallerContext, @Param(dto(BookingIdRequest, 'path')) params: BookingIdRequest): Promise<{ data: BookingView }> {
     return { data: await this.rpc.send('bookings.booking.get', params, ctx) };
   }
 
   @Patch(':id')
-  @RequireScope('bookings:write')
+  @RequireScope('bookings:write', { botAccess: { mode: BotAccess.OfResource } })
   async update(
     @Caller() ctx: CallerContext,
     @Param(dto(BookingIdRequest, 'path')) params: BookingIdRequest,

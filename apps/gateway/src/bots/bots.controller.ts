@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { BotAccess } from '@sa/bot-access';
 import { BotView, CallerContext, CreateBotRequest, CreatedBotView, ListBotsRequest } from '@sa/contracts';
-import { BotAccessDenied } from '@sa/errors';
 import { RpcClient } from '@sa/messaging';
 import { Caller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/route-access.decorator';
@@ -11,16 +11,15 @@ export class BotsController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Get()
-  @RequireScope('bots:read')
+  @RequireScope('bots:read', { botAccess: { mode: BotAccess.MayName } })
   async list(@Caller() ctx: CallerContext, @Query(dto(ListBotsRequest, 'query')) _query: ListBotsRequest): Promise<{ data: BotView[] }> {
     return { data: await this.rpc.send('bots.bot.list', {}, ctx) };
   }
 
   @Post()
   @HttpCode(201)
-  @RequireScope('bots:write')
+  @RequireScope('bots:write', { botAccess: { mode: BotAccess.NewBot } })
   async create(@Caller() ctx: CallerContext, @Body(dto(CreateBotRequest, 'body')) body: CreateBotRequest): Promise<{ data: CreatedBotView }> {
-    if (ctx.botIds) throw new BotAccessDenied('A token restricted to specific bots cannot create bots');
     return { data: await this.rpc.send('bots.bot.create', body, ctx) };
   }
 }

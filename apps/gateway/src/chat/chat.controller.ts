@@ -1,7 +1,7 @@
 import { Body, Controller, Post, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
+import { BotAccess } from '@sa/bot-access';
 import { CallerContext, ChatRequest } from '@sa/contracts';
-import { checkBotAccess } from '@sa/edge';
 import { Caller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/route-access.decorator';
 import { dto } from '../http/dto.pipe';
@@ -15,9 +15,8 @@ export class ChatController {
   constructor(private readonly streamer: ChatStreamer) {}
 
   @Post('chat')
-  @RequireScope('chat:invoke')
+  @RequireScope('chat:invoke', { botAccess: { mode: BotAccess.MustName, from: 'body' } })
   async chat(@Caller() ctx: CallerContext, @Body(dto(ChatRequest, 'body')) body: ChatRequest, @Res() reply: FastifyReply): Promise<void> {
-    checkBotAccess(ctx, body.chatbotId, 'body');
     await this.streamer.stream(ctx, body, 'api', reply);
   }
 }

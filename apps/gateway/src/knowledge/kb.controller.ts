@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Post, Query } from '@nestjs/common';
+import { BotAccess } from '@sa/bot-access';
 import { CallerContext, IngestKbRequest, KbDocumentView, KbIngestAccepted, ListKbRequest } from '@sa/contracts';
 import { RpcClient } from '@sa/messaging';
-import { checkBotAccess } from '@sa/edge';
 import { Caller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/route-access.decorator';
 import { dto } from '../http/dto.pipe';
@@ -11,17 +11,15 @@ export class KbController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Get()
-  @RequireScope('kb:read')
+  @RequireScope('kb:read', { botAccess: { mode: BotAccess.MustName, from: 'query' } })
   async list(@Caller() ctx: CallerContext, @Query(dto(ListKbRequest, 'query')) query: ListKbRequest): Promise<{ data: KbDocumentView[] }> {
-    checkBotAccess(ctx, query.chatbotId, 'query');
     return { data: await this.rpc.send('knowledge.document.list', query, ctx) };
   }
 
   @Post('ingest')
   @HttpCode(202)
-  @RequireScope('kb:write')
+  @RequireScope('kb:write', { botAccess: { mode: BotAccess.MustName, from: 'body' } })
   async ingest(@Caller() ctx: CallerContext, @Body(dto(IngestKbRequest, 'body')) body: IngestKbRequest): Promise<{ data: KbIngestAccepted }> {
-    checkBotAccess(ctx, body.chatbotId, 'body');
     return { data: await this.rpc.send('knowledge.document.ingest', body, ctx) };
   }
 }

@@ -1,7 +1,7 @@
 import { Controller, Get, Query } from '@nestjs/common';
+import { BotAccess } from '@sa/bot-access';
 import { CallerContext, LeadView, ListLeadsRequest } from '@sa/contracts';
 import { RpcClient } from '@sa/messaging';
-import { checkBotAccess } from '@sa/edge';
 import { Caller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/route-access.decorator';
 import { dto } from '../http/dto.pipe';
@@ -12,9 +12,8 @@ export class LeadsController {
   constructor(private readonly rpc: RpcClient) {}
 
   @Get('leads')
-  @RequireScope('leads:read')
+  @RequireScope('leads:read', { botAccess: { mode: BotAccess.MustName, from: 'query' } })
   async list(@Caller() ctx: CallerContext, @Query(dto(ListLeadsRequest, 'query')) query: ListLeadsRequest): Promise<{ data: LeadView[] }> {
-    checkBotAccess(ctx, query.chatbotId, 'query');
     return { data: await this.rpc.send('leads.lead.list', query, ctx) };
   }
 }

@@ -1,7 +1,9 @@
 import 'reflect-metadata';
 import { z } from 'zod';
+import { BOT_ID_NAME, BotAccess, DEFAULT_BOT_ID_KEY, describeBotAccess } from '@sa/bot-access';
 import { DomainError, RateLimited } from '@sa/errors';
-import { TOOLS } from './catalogue';
+import { TOOLS, ToolDef } from './catalogue';
+import * as input from './inputs';
 import { domainToolError } from './tool-server';
 
 describe('the tool catalogue (spec part 1)', () => {
@@ -38,6 +40,61 @@ describe('the tool catalogue (spec part 1)', () => {
     expect(ask.safeParse({ message: 'hi', language: 'ja-JP' }).success).toBe(true);
     expect(ask.safeParse({ message: 'hi', language: 'not a language' }).success).toBe(false);
     expect(ask.safeParse({ message: 'hi', chatbot_id: 'x' }).success).toBe(false);
+  });
+});
+
+// Bot access (libs/bot-access): every tool declares what it does with bots, and a tool that takes
+// a bot id must say where. "Takes a bot id" is read from the tool's input schema, as tools/list
+// publishes it: an argument named like a bot id (chatbotId, botId …).
+
+/** The arguments of a tool named like a bot id. */
+function botIdsTaken(tool: ToolDef): string[] {
+  const schema = z.toJSONSchema(tool.input, { io: 'input' }) as { properties?: Record<string, unknown> };
+  return Object.keys(schema.properties ?? {}).filter((name) => BOT_ID_NAME.test(name)).sort();
+}
+
+/** What is wrong with a tool's bot-access declaration; [] when nothing. */
+function botAccessProblems(tool: ToolDef): string[] {
+  const problems: string[] = [];
+  const taken = botIdsTaken(tool);
+  const at = tool.bots.from ? `${tool.bots.from} ${tool.bots.key ?? DEFAULT_BOT_ID_KEY}` : undefined;
+  if (taken.length > 1) problems.push(`takes several bot ids (${taken.join(', ')})`);
+  if (taken.length && at !== `argument ${taken[0]}`) problems.push(`takes a bot id (argument ${taken[0]}) but declares ${describeBotAccess(tool.bots)}`);
+  if (at && !taken.some((name) => at === `argument ${name}`)) problems.push(`declares a bot id at ${at}, which the tool does not take`);
+  return problems;
+}
+
+describe('bot access of every tool', () => {
+  it.each(TOOLS.map((t) => [t.name, t]))('%s declares its bot access where it takes a bot id', (_name, tool) => {
+    expect(botAccessProblems(tool as ToolDef)).toEqual([]);
+  });
+
+  it('lists every tool with its declared mode', () => {
+    expect(Object.fromEntries(TOOLS.map((t) => [t.name, describeBotAccess(t.bots)]))).toEqual({
+      list_bots: 'may-name',
+      list_knowledge: 'must-name (argument chatbotId)',
+      add_knowledge: 'must-name (argument chatbotId)',
+      ask_bot: 'must-name (argument chatbotId)',
+      list_conversations: 'may-name (argument chatbotId)',
+      get_conversation: 'of-resource',
+      list_leads: 'must-name (argument chatbotId)',
+      get_analytics: 'must-name (argument chatbotId)',
+      list_bookings: 'may-name (argument chatbotId)',
+      get_booking: 'of-resource',
+      update_booking: 'of-resource',
+    });
+  });
+
+  it('fails a tool that takes a bot id without saying where, or declares one it does not take', () => {
+    const probe = (bots: ToolDef['bots'], schema: z.ZodType) => botAccessProblems({ ...TOOLS[0], name: 'probe', bots, input: schema });
+    expect(probe({ mode: BotAccess.MayName }, input.ListBookingsInput)).toEqual(['takes a bot id (argument chatbotId) but declares may-name']);
+    expect(probe({ mode: BotAccess.MustName, from: 'query' }, input.AskBotInput)).toEqual([
+      'takes a bot id (argument chatbotId) but declares must-name (query chatbotId)',
+      'declares a bot id at query chatbotId, which the tool does not take',
+    ]);
+    expect(probe({ mode: BotAccess.MustName, from: 'argument' }, input.NoInput)).toEqual(['declares a bot id at argument chatbotId, which the tool does not take']);
+    expect(probe({ mode: BotAccess.OfResource }, z.strictObject({ botId: z.string() }))).toEqual(['takes a bot id (argument botId) but declares of-resource']);
+    expect(probe({ mode: BotAccess.MustName, from: 'argument' }, input.AddKnowledgeInput)).toEqual([]);
   });
 });
 

@@ -1,8 +1,7 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { BotAccess, BotAccessDeclaration } from '@sa/bot-access';
 import type { CallerContext, Scope } from '@sa/contracts';
-import { checkBotAccess } from '@sa/edge';
-import { BotAccessDenied } from '@sa/errors';
 import type { RpcClient } from '@sa/messaging';
 import * as input from './inputs';
 import * as render from './render';
@@ -21,6 +20,8 @@ export interface ToolDef<I extends z.ZodType = z.ZodType, O extends object = Rec
   description: string;
   /** The scope of the REST twin (spec part 4); a token without it neither sees nor may call the tool. */
   scope: Scope;
+  /** What the tool does with bots (libs/bot-access); the tool server enforces it on the validated arguments. */
+  bots: BotAccessDeclaration;
   input: I;
   output: z.ZodType<O>;
   annotations: ToolAnnotations;
@@ -32,14 +33,14 @@ const tool = <I extends z.ZodType, O extends object>(def: ToolDef<I, O>): ToolDe
 const dataOf = <T extends z.ZodType>(item: T) => z.object({ data: item });
 const read: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
 
-/** A restricted token naming a bot it may not use (the list routes of conversations and bookings). */
-function checkNamedBot(caller: CallerContext, chatbotId: string | undefined): void {
-  if (caller.botIds && chatbotId && !caller.botIds.includes(chatbotId)) throw new BotAccessDenied();
-}
+/** The tools that take a bot name it in their chatbotId argument. */
+const mustName: BotAccessDeclaration = { mode: BotAccess.MustName, from: 'argument' };
+const mayName: BotAccessDeclaration = { mode: BotAccess.MayName, from: 'argument' };
+const ofResource: BotAccessDeclaration = { mode: BotAccess.OfResource };
 
 /**
  * The eleven tools of spec part 1. Each calls the NATS contract of its REST twin with the same
- * caller context, scope and bot checks, and returns the REST response's data as structured
+ * caller context, scope and bot-access mode, and returns the REST response's data as structured
  * content ({data: …}) plus a readable rendering.
  */
 export const TOOLS: ToolDef[] = [
@@ -48,6 +49,7 @@ export const TOOLS: ToolDef[] = [
     title: 'List bots',
     description: "Lists the workspace's support bots (id, name, language, slot kind, creation time). Use a bot's id as chatbotId in the other tools.",
     scope: 'bots:read',
+    bots: { mode: BotAccess.MayName },
     input: input.NoInput,
     output: dataOf(z.array(view.BotSchema)),
     annotations: read,
@@ -59,13 +61,11 @@ export const TOOLS: ToolDef[] = [
     title: 'List knowledge-base documents',
     description: 'Lists knowledge-base documents with their processing status (queued, processing, ready, failed), source and chunk count.',
     scope: 'kb:read',
+    bots: mustName,
     input: input.ListKnowledgeInput,
     output: dataOf(z.array(view.KbDocumentSchema)),
     annotations: read,
-    run: async (args, { rpc, caller }) => {
-      checkBotAccess(caller, args.chatbotId, 'argument');
-      return { data: await rpc.send('knowledge.document.list', args, caller) };
-    },
+    run: async (args, { rpc, caller }) => ({ data: await rpc.send('knowledge.document.list', args, caller) }),
     text: (r) => render.renderDocuments(r.data),
   }),
   tool({
@@ -74,13 +74,11 @@ export const TOOLS: ToolDef[] = [
     description:
       "Adds a document to the knowledge base from a web page (url) or raw text, for one bot (chatbotId) or the whole workspace. The document is queued and indexed in the background: check list_knowledge until its status is ready. Counts toward the bot's page quota.",
     scope: 'kb:write',
+    bots: mustName,
     input: input.AddKnowledgeInput,
     output: dataOf(view.KbIngestAcceptedSchema),
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
-    run: async (args, { rpc, caller }) => {
-      checkBotAccess(caller, args.chatbotId, 'argument');
-      return { data: await rpc.send('knowledge.document.ingest', args, caller) };
-    },
+    run: async (args, { rpc, caller }) => ({ data: await rpc.send('knowledge.document.ingest', args, caller) }),
     text: (r, args) => `Queued "${args.title}" as document ${r.data.id} (status ${r.data.status}). It is searchable once list_knowledge shows it as ready.`,
   }),
   tool({
@@ -89,13 +87,11 @@ export const TOOLS: ToolDef[] = [
     description:
       "Sends a message to a support bot and returns its whole answer with the knowledge-base URLs it drew on. Counts toward the workspace's monthly message quota and is saved as a conversation; pass the returned session_id as sessionId to continue it. With a progressToken the answer also streams as progress notifications.",
     scope: 'chat:invoke',
+    bots: mustName,
     input: input.AskBotInput,
     output: view.AskBotAnswerSchema,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    run: async (args, env) => {
-      checkBotAccess(env.caller, args.chatbotId, 'argument');
-      return env.askBot(args);
-    },
+    run: (args, env) => env.askBot(args),
     text: (r) =>
       [
         r.answer,
@@ -108,13 +104,11 @@ export const TOOLS: ToolDef[] = [
     title: 'List conversations',
     description: 'Lists chat sessions, newest first, with message counts and a preview; q searches the messages. Read one with get_conversation.',
     scope: 'conversations:read',
+    bots: mayName,
     input: input.ListConversationsInput,
     output: dataOf(z.array(view.ConversationSchema)),
     annotations: read,
-    run: async (args, { rpc, caller }) => {
-      checkNamedBot(caller, args.chatbotId);
-      return { data: await rpc.send('chat.conversation.list', args, caller) };
-    },
+    run: async (args, { rpc, caller }) => ({ data: await rpc.send('chat.conversation.list', args, caller) }),
     text: (r) => render.renderConversations(r.data),
   }),
   tool({
@@ -122,6 +116,7 @@ export const TOOLS: ToolDef[] = [
     title: 'Get a conversation',
     description: 'Returns every message of one chat session in order (visitor and bot, with the sources of each answer). An unknown session gives an empty list.',
     scope: 'conversations:read',
+    bots: ofResource,
     input: input.GetConversationInput,
     output: dataOf(z.array(view.ChatMessageSchema)),
     annotations: read,
@@ -133,13 +128,11 @@ export const TOOLS: ToolDef[] = [
     title: 'List leads',
     description: 'Lists up to 500 intent-scored leads, newest first: contact details, intent summary, score and band (hot, warm, cold), status.',
     scope: 'leads:read',
+    bots: mustName,
     input: input.ListLeadsInput,
     output: dataOf(z.array(view.LeadSchema)),
     annotations: read,
-    run: async (args, { rpc, caller }) => {
-      checkBotAccess(caller, args.chatbotId, 'argument');
-      return { data: await rpc.send('leads.lead.list', args, caller) };
-    },
+    run: async (args, { rpc, caller }) => ({ data: await rpc.send('leads.lead.list', args, caller) }),
     text: (r) => render.renderLeads(r.data),
   }),
   tool({
@@ -147,13 +140,11 @@ export const TOOLS: ToolDef[] = [
     title: 'Get analytics',
     description: 'Summarises the last 30 days: messages per day, top questions, unanswered rate, feedback and sessions.',
     scope: 'analytics:read',
+    bots: mustName,
     input: input.GetAnalyticsInput,
     output: dataOf(view.AnalyticsSchema),
     annotations: read,
-    run: async (args, { rpc, caller }) => {
-      checkBotAccess(caller, args.chatbotId, 'argument');
-      return { data: await rpc.send('chat.analytics.summary', args, caller) };
-    },
+    run: async (args, { rpc, caller }) => ({ data: await rpc.send('chat.analytics.summary', args, caller) }),
     text: (r) => render.renderAnalytics(r.data),
   }),
   tool({
@@ -161,13 +152,11 @@ export const TOOLS: ToolDef[] = [
     title: 'List bookings',
     description: 'Lists appointment bookings made by visitors, newest first, optionally only one status (pending, confirmed, rejected, cancelled) or bot.',
     scope: 'bookings:read',
+    bots: mayName,
     input: input.ListBookingsInput,
     output: dataOf(z.array(view.BookingSchema)),
     annotations: read,
-    run: async (args, { rpc, caller }) => {
-      checkNamedBot(caller, args.chatbotId);
-      return { data: await rpc.send('bookings.booking.list', args, caller) };
-    },
+    run: async (args, { rpc, caller }) => ({ data: await rpc.send('bookings.booking.list', args, caller) }),
     text: (r) => render.renderBookings(r.data),
   }),
   tool({
@@ -175,6 +164,7 @@ export const TOOLS: ToolDef[] = [
     title: 'Get a booking',
     description: 'Returns one booking: the visitor, the requested slot and its status.',
     scope: 'bookings:read',
+    bots: ofResource,
     input: input.GetBookingInput,
     output: dataOf(view.BookingSchema),
     annotations: read,
@@ -187,6 +177,7 @@ export const TOOLS: ToolDef[] = [
     description:
       'Confirms, rejects, reschedules or cancels a booking; the visitor is e-mailed. confirm and reject apply to pending bookings only; reschedule (with requestedSlot) and cancel to pending or confirmed ones. Fails with a conflict when the slot is taken, the booking was already decided, or it is no longer active.',
     scope: 'bookings:write',
+    bots: ofResource,
     input: input.UpdateBookingInput,
     output: dataOf(view.BookingSchema),
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },

@@ -14,6 +14,7 @@ import {
 import type { NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { enforceDeclaredBotAccess } from '@sa/bot-access';
 import { CallerContext, ValidationIssue, isErrorCode, plainJsonIssue } from '@sa/contracts';
 import { ChatTurnTimeouts, StreamIdle, startChatTurn } from '@sa/edge';
 import { DomainError, ServiceUnavailable, httpStatusOf } from '@sa/errors';
@@ -44,7 +45,8 @@ const toolCalls = counter({ name: 'sa_mcp_tool_calls_total', help: 'MCP tool cal
 /**
  * Makes the MCP server for one HTTP request (stateless Streamable HTTP: every POST carries its
  * own token, so any replica can answer it). tools/list shows only the tools the token's scopes
- * allow; tools/call checks the scope again, validates the arguments and turns every failure into
+ * allow; tools/call checks the scope again, validates the arguments, enforces the tool's declared
+ * bot access (libs/bot-access) and turns every failure into
  * a tool result with isError set. Only a name that is no tool at all is a protocol error: JSON-RPC
  * -32602 (invalid params), as the MCP specification says for unknown tools. A known tool the
  * token's scopes hide stays a tool result (insufficient_scope), which tells the agent what to ask for.
@@ -104,6 +106,8 @@ export class ToolServerFactory {
 
     const env: ToolEnv = { caller, rpc: this.rpc, askBot: (args) => this.askBot(caller, args, request, extra) };
     try {
+      // Bot access after validation, as at REST: the tool's declared mode on its arguments.
+      enforceDeclaredBotAccess(caller, tool.bots, parsed.data);
       const result = (await tool.run(parsed.data, env)) as Record<string, unknown>;
       return { content: [{ type: 'text', text: tool.text(result, parsed.data) }], structuredContent: result };
     } catch (err) {
