@@ -25,8 +25,7 @@ export class CreateChat1795300004000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`CREATE SCHEMA IF NOT EXISTS chat`);
-    // Runs of characters of scripts written without spaces -> their character bigrams (a run of
-    // one character -> that character), separated by spaces. Code points; the ranges of @sa/text-scripts.
+    // chat.script_bigrams(text): the bigrams of the runs of scripts written without spaces.
     await q.query(scriptBigramsFunctionSql('chat'));
     await q.query(`
       CREATE TABLE chat.messages (

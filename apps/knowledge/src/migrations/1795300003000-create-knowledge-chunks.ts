@@ -27,8 +27,7 @@ export class CreateKnowledgeChunks1795300003000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`CREATE SCHEMA IF NOT EXISTS knowledge`);
-    // Runs of characters of scripts written without spaces -> their character bigrams (a run of
-    // one character -> that character), separated by spaces. Code points; the ranges of @sa/text-scripts.
+    // knowledge.script_bigrams(text): the bigrams of the runs of scripts written without spaces.
     await q.query(scriptBigramsFunctionSql('knowledge'));
     await q.query(`
       CREATE TABLE knowledge.chunks (
