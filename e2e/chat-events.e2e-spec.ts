@@ -33,6 +33,9 @@ describe('chat events: chat.turn.completed, message.unanswered, conversation.han
     });
     const [completed] = await waitFor(async () => eventsOf(ws.id, 'chat.turn.completed'), (e) => e.length >= 1);
     expect(completed.data).toEqual(expect.objectContaining({ session_id: 'ev-unanswered', unanswered: true, assistant_message_id: unanswered.data.message_id }));
+    // What lead scoring needs travels with the event: the visitor's message as stored, and when.
+    expect(completed.data).toEqual(expect.objectContaining({ user_message_id: unanswered.data.user_message_id, user_message: 'Which moons of Jupiter have oceans?' }));
+    expect(new Date(completed.data.user_message_at).toISOString()).toBe(completed.data.user_message_at);
     await new Promise((r) => setTimeout(r, 500));
     expect(eventsOf(ws.id, 'message.unanswered')).toHaveLength(1);
   });

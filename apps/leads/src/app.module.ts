@@ -7,8 +7,8 @@ import { MessagingModule } from '@sa/messaging';
 import { LEADS_CONFIG, loadLeadsConfig } from './config/leads.config';
 import { LeadsHandler } from './leads/leads.handler';
 import { LeadsRepository } from './leads/leads.repository';
-import { RpcSessionMessages, SESSION_MESSAGES } from './leads/session-messages';
 import { TurnCompletedHandler } from './leads/turn-completed.handler';
+import { VisitorMessagesRepository } from './leads/visitor-messages.repository';
 import { VisitorLeadsService } from './leads/visitor-leads.service';
 import { LEADS_LOGGER } from './leads.tokens';
 import { createLeadScorer, LEAD_SCORER } from './scoring/model-scorer';
@@ -29,8 +29,8 @@ const logger = createLogger('leads', { level: config.logLevel });
     { provide: LEADS_CONFIG, useValue: config },
     { provide: LEADS_LOGGER, useValue: logger },
     { provide: LEAD_SCORER, useValue: createLeadScorer(config, logger) },
-    { provide: SESSION_MESSAGES, useClass: RpcSessionMessages },
     LeadsRepository,
+    VisitorMessagesRepository,
     TurnCompletedHandler,
     VisitorLeadsService,
     provideEventConsumer({ durable: 'leads-chat-turn-completed', types: ['chat.turn.completed'], handler: TurnCompletedHandler }),

@@ -7,7 +7,10 @@ export interface BotCreatedEvent {
   enterprise_plan_tier: string | null;
 }
 
-/** Internal: one chat turn was answered and stored (the leads service scores the session). */
+/**
+ * Internal: one chat turn was answered and stored. It carries what lead scoring needs: the leads
+ * service keeps its own copy of a session's visitor messages from these events, never reading chat.
+ */
 export interface ChatTurnCompletedEvent {
   session_id: string;
   chatbot_id: string | null;
@@ -16,6 +19,10 @@ export interface ChatTurnCompletedEvent {
   assistant_message_id: string;
   language: string;
   unanswered: boolean;
+  /** The visitor's message of the turn, as stored. */
+  user_message: string;
+  /** When it was stored (ISO 8601): the order of the session's messages. */
+  user_message_at: string;
 }
 
 /** Webhook event message.unanswered: the bot had no relevant content for a question. */

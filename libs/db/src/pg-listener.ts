@@ -1,6 +1,7 @@
 import { Client, ClientConfig } from 'pg';
 import { Logger } from 'pino';
 import { DataSourceOptions } from 'typeorm';
+import { backoffMs } from '@sa/backoff';
 import { quoteIdent } from './data-source';
 
 /**
@@ -124,9 +125,8 @@ export class PgListener {
 
   private scheduleReconnect(): void {
     if (this.reconnectTimer || !this.running) return;
-    const base = this.opts.reconnectDelayMs ?? 1000;
-    const delay = Math.min(base * 2 ** this.failures, this.opts.maxReconnectDelayMs ?? 30000);
     this.failures++;
+    const delay = backoffMs(this.failures, { baseMs: this.opts.reconnectDelayMs ?? 1000, maxMs: this.opts.maxReconnectDelayMs ?? 30000 });
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = null;
       void this.connect();

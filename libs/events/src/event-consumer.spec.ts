@@ -1,13 +1,5 @@
 import 'reflect-metadata';
-import { consumerFilter, retryDelayMs, serverVersionAtLeast } from './event-consumer';
-
-describe('retryDelayMs', () => {
-  it('doubles from the base with each delivery, up to the cap', () => {
-    expect([1, 2, 3, 4].map((a) => retryDelayMs(a, 100))).toEqual([100, 200, 400, 800]);
-    expect(retryDelayMs(30, 1000)).toBe(60_000);
-    expect(retryDelayMs(0, 1000)).toBe(1000);
-  });
-});
+import { consumerFilter, serverVersionAtLeast } from './event-consumer';
 
 describe('serverVersionAtLeast', () => {
   it('compares numerically, ignoring suffixes', () => {

@@ -2,6 +2,7 @@ import { AckPolicy, Consumer, ConsumerConfig, ConsumerEvents, ConsumerMessages, 
 import { Logger } from 'pino';
 import { DataSource, EntityManager } from 'typeorm';
 import { EventEnvelope, EventType, eventSubject } from '@sa/contracts';
+import { backoffMs } from '@sa/backoff';
 import { withLogContext } from '@sa/logging';
 import { EventStreamConfig, JS_ERR_CONSUMER_NOT_FOUND, ensureEventStream, jsErrorCode } from './event-stream';
 import { qualifiedTable } from './outbox-sql';
@@ -50,11 +51,6 @@ export interface EventConsumerOptions {
   concurrency?: number;
   /** First retry delay after a handler failure; doubles with each attempt, up to one minute. */
   retryBaseDelayMs?: number;
-}
-
-/** Delay before redelivering a message whose handler failed on delivery `attempt` (1-based). */
-export function retryDelayMs(attempt: number, baseMs = 1000, maxMs = 60_000): number {
-  return Math.min(baseMs * 2 ** Math.max(0, attempt - 1), maxMs);
 }
 
 /** `2.10.4` >= `2.10.0`; suffixes such as `-beta` are ignored. */
@@ -173,7 +169,7 @@ export class EventConsumer {
       } finally {
         this.messages = null;
       }
-      if (this.running) await this.sleep(Math.min(500 * 2 ** failures++, 30_000));
+      if (this.running) await this.sleep(backoffMs(++failures, { baseMs: 500, maxMs: 30_000 }));
     }
   }
 
@@ -276,7 +272,7 @@ export class EventConsumer {
         consumed.inc({ consumer: this.opts.durable, type: event.type, outcome: 'gave_up' });
         this.terminate(msg, 'handler failed');
       } else {
-        const delay = retryDelayMs(attempt, this.opts.retryBaseDelayMs);
+        const delay = backoffMs(attempt, { baseMs: this.opts.retryBaseDelayMs ?? 1000, maxMs: 60_000 });
         log.warn({ err, attempt, retry_in_ms: delay }, 'event handler failed; will retry');
         consumed.inc({ consumer: this.opts.durable, type: event.type, outcome: 'retry' });
         msg.nak(delay);

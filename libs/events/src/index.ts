@@ -1,6 +1,6 @@
 // Event plumbing of the services: transactional outbox, relay to JetStream, idempotent durable
 // consumers, and their Nest wiring. See docs in outbox-relay.ts and event-consumer.ts.
-export { EventConsumer, consumerFilter, retryDelayMs, serverVersionAtLeast } from './event-consumer';
+export { EventConsumer, consumerFilter, serverVersionAtLeast } from './event-consumer';
 export type { AfterCommit, EventConsumerOptions, EventHandlerFn } from './event-consumer';
 export { EventConsumerHost, eventConsumerToken, provideEventConsumer } from './event-consumer.provider';
 export type { EventConsumerProviderOptions, EventHandler } from './event-consumer.provider';

@@ -1,3 +1,5 @@
 export * from './integration/databases';
 export * from './infra/local-services';
 export * from './openapi/openapi-test-support';
+export * from './http/fake-model-server';
+export * from './factories/chat-events';

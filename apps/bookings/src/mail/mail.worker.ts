@@ -1,12 +1,13 @@
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import type { Logger } from 'pino';
+import { backoffMs } from '@sa/backoff';
 import { PgListener } from '@sa/db';
 import { BOOKINGS_CONFIG, BOOKINGS_LOGGER, BookingsConfig, MAIL_TRANSPORT } from '../config/bookings.config';
 import { MailRepository } from './mail.repository';
 import { MailTransport } from './mail.transport';
 
 /** Wait before the next attempt of an e-mail: 5 s, 10 s, 20 s … capped at 10 minutes. */
-export const mailRetryDelayMs = (attempts: number) => Math.min(600_000, 5000 * 2 ** Math.max(0, attempts - 1));
+export const MAIL_RETRY_BACKOFF = { baseMs: 5000, maxMs: 600_000 };
 
 /**
  * Sends the visitor e-mails of bookings.emails through SMTP. One e-mail at a time per
@@ -96,7 +97,7 @@ export class MailWorker implements OnApplicationBootstrap, BeforeApplicationShut
         const attempts = email.attempts + 1;
         const final = attempts >= this.config.mailMaxAttempts;
         const reason = err instanceof Error ? err.message : String(err);
-        await this.mail.markAttemptFailed(m, email.id, reason, final, mailRetryDelayMs(attempts));
+        await this.mail.markAttemptFailed(m, email.id, reason, final, backoffMs(attempts, MAIL_RETRY_BACKOFF));
         log.warn({ attempts, final, reason }, final ? 'visitor e-mail failed for good' : 'visitor e-mail will be retried');
       }
       return true;

@@ -1,48 +1,14 @@
 import 'reflect-metadata';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+// Test-only dependency.
+import { type SeenRequest, startFakeModelServer } from '@sa/testing';
 import { buildMessages, createChatModel, streamAnswer } from './chat-model';
 import { ChatModelUnavailable } from './chat-model.exception';
 
-/** What the fake model server saw of one request. */
-interface Seen {
-  path: string;
-  authorization: string | undefined;
-  body: Record<string, unknown>;
-  /** Resolves when the client closed the connection before the server finished the response. */
-  closedEarly: Promise<void>;
-}
-
-type Handler = (seen: Seen, res: ServerResponse) => Promise<void>;
+type Handler = (seen: SeenRequest, res: ServerResponse) => Promise<void>;
 
 /** Unref'd, so that a stream the client abandoned does not keep jest waiting for its timers. */
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms).unref());
-
-/** A local HTTP server; `handle` writes the response (streamed, at its own pace). */
-async function fakeServer(handle: Handler): Promise<{ url: string; seen: Seen[]; close: () => Promise<void> }> {
-  const seen: Seen[] = [];
-  const server: Server = createServer((req: IncomingMessage, res) => {
-    const parts: Buffer[] = [];
-    req.on('data', (p: Buffer) => parts.push(p));
-    req.on('end', () => {
-      const closedEarly = new Promise<void>((resolve) => res.on('close', () => (res.writableFinished ? undefined : resolve())));
-      const s: Seen = { path: req.url ?? '', authorization: req.headers.authorization, body: JSON.parse(Buffer.concat(parts).toString('utf8') || '{}'), closedEarly };
-      seen.push(s);
-      handle(s, res).catch(() => res.destroy());
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    seen,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 /**
  * OpenAI's chat-completions streaming format: `data: <chunk JSON>` frames, then `data: [DONE]`.
@@ -107,7 +73,7 @@ describe('chat models against local servers', () => {
     await Promise.all(closers.splice(0).map((c) => c()));
   });
   const start = async (handle: Handler) => {
-    const server = await fakeServer(handle);
+    const server = await startFakeModelServer(handle);
     closers.push(server.close);
     return server;
   };

@@ -25,7 +25,7 @@ async function collect(stream: AsyncIterable<string>): Promise<string[]> {
 
 describe('chat model config', () => {
   it('defaults to the extractive responder: no model', () => {
-    expect(loadChatModelConfig({})).toMatchObject({ chatModelProvider: 'extractive', chatModelTemperature: 0.2, chatModelTimeoutMs: 60000, ollamaBaseUrl: 'http://127.0.0.1:11434' });
+    expect(loadChatModelConfig({})).toMatchObject({ chatModel: { provider: 'extractive', timeoutMs: 60000, maxRetries: 1, ollamaBaseUrl: 'http://127.0.0.1:11434' }, chatModelTemperature: 0.2 });
     expect(createChatModel({})).toBeNull();
   });
 
@@ -46,8 +46,8 @@ describe('chat model config', () => {
       'CHAT_MODEL_TEMPERATURE must be a number from 0 to 2 (got "3")',
     ]);
     expect(problemsOf({ CHAT_MODEL_TEMPERATURE: 'hot', CHAT_MODEL_TIMEOUT_MS: '10' })).toEqual([
-      'CHAT_MODEL_TEMPERATURE must be a number from 0 to 2 (got "hot")',
       'CHAT_MODEL_TIMEOUT_MS must be at least 100 (got 10)',
+      'CHAT_MODEL_TEMPERATURE must be a number from 0 to 2 (got "hot")',
     ]);
     expect(() => loadChatModelConfig({ CHAT_MODEL_PROVIDER: 'anthropic' })).toThrow('CHAT_MODEL_PROVIDER must be one of extractive, openai, ollama');
     expect(() => loadChatModelConfig({ CHAT_MODEL_PROVIDER: 'ollama' })).toThrow('CHAT_MODEL_NAME is required when CHAT_MODEL_PROVIDER is ollama');

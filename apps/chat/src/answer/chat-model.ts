@@ -4,6 +4,7 @@ import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from '@langc
 import { ChatOllama } from '@langchain/ollama';
 import { ChatOpenAICompletions } from '@langchain/openai';
 import type { PassageView } from '@sa/contracts';
+import { describeModel, modelFailure, openAiClientOptions } from '@sa/llm-config';
 import { type ChatModelConfig, loadChatModelConfig } from './chat-model.config';
 import { ChatModelUnavailable } from './chat-model.exception';
 import { languageName } from './language';
@@ -21,34 +22,21 @@ export function createChatModel(source?: Record<string, string | undefined>): Ba
 }
 
 export function createChatModelFromConfig(config: ChatModelConfig): BaseChatModel | null {
-  if (config.chatModelProvider === 'extractive') return null;
-  const model = config.chatModelName!; // required for model providers by the config
-  if (config.chatModelProvider === 'openai') {
-    const baseUrl = config.chatModelBaseUrl ?? 'https://api.openai.com/v1';
-    // The Chat Completions wire format, always: ChatOpenAI would switch some model names to the
-    // Responses API, which OpenAI-compatible servers (vLLM, llama.cpp, LiteLLM …) do not speak.
-    const chat = new ChatOpenAICompletions({
-      model,
-      // A self-hosted server without auth still needs some key: the SDK refuses to start without
-      // one, and we never want it to fall back to a stray OPENAI_API_KEY in the environment.
-      apiKey: config.chatModelApiKey ?? 'unused',
-      temperature: config.chatModelTemperature,
-      timeout: config.chatModelTimeoutMs,
-      maxRetries: config.chatModelMaxRetries,
-      streaming: true,
-      configuration: { baseURL: baseUrl },
-    });
-    described.set(chat, `openai (model ${model} at ${baseUrl})`);
-    return chat;
-  }
-  const chat = new ChatOllama({
-    model,
-    baseUrl: config.ollamaBaseUrl,
-    temperature: config.chatModelTemperature,
-    streaming: true,
-    fetch: abortableFetch(config.chatModelTimeoutMs),
-  });
-  described.set(chat, `ollama (model ${model} at ${config.ollamaBaseUrl})`);
+  const settings = config.chatModel;
+  if (settings.provider === 'extractive') return null;
+  const chat =
+    settings.provider === 'openai'
+      ? // The Chat Completions wire format, always: ChatOpenAI would switch some model names to the
+        // Responses API, which OpenAI-compatible servers (vLLM, llama.cpp, LiteLLM …) do not speak.
+        new ChatOpenAICompletions({ ...openAiClientOptions(settings), temperature: config.chatModelTemperature, streaming: true })
+      : new ChatOllama({
+          model: settings.model,
+          baseUrl: settings.ollamaBaseUrl,
+          temperature: config.chatModelTemperature,
+          streaming: true,
+          fetch: abortableFetch(settings.timeoutMs),
+        });
+  described.set(chat, describeModel(settings));
   return chat;
 }
 
@@ -141,25 +129,6 @@ export function buildMessages(input: {
   ];
 }
 
-/** The error's message followed by its causes ("Connection error. (fetch failed; connect ECONNREFUSED …)"). */
-function messageOf(err: unknown): string {
-  const parts: string[] = [];
-  let e: unknown = err;
-  for (let depth = 0; e && depth < 4; depth++) {
-    parts.push(e instanceof Error ? e.message : String(e));
-    e = e instanceof Error ? e.cause : undefined;
-  }
-  return parts.length > 1 ? `${parts[0]} (${parts.slice(1).join('; ')})` : (parts[0] ?? 'unknown error');
-}
-
-/** The HTTP status of an OpenAI SDK error (status) or an Ollama ResponseError (status_code). */
-function statusOf(err: unknown): number | undefined {
-  const e = (err ?? {}) as { status?: unknown; status_code?: unknown };
-  if (typeof e.status === 'number') return e.status;
-  if (typeof e.status_code === 'number') return e.status_code;
-  return undefined;
-}
-
 /**
  * The reply's text deltas as the model produces them. When `signal` aborts, the HTTP request to
  * the model is aborted (the server sees the connection close) and the iteration simply ends.
@@ -176,8 +145,7 @@ export async function* streamAnswer(model: BaseChatModel, messages: BaseMessage[
     }
   } catch (err) {
     if (signal.aborted) return;
-    const status = statusOf(err);
-    throw new ChatModelUnavailable(`${describe} failed${status ? ` with HTTP ${status}` : ''}: ${messageOf(err)}`);
+    throw new ChatModelUnavailable(modelFailure(describe, err));
   }
 }
 

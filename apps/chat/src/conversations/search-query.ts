@@ -1,3 +1,5 @@
+import { hasNoSpaceScript, scriptBigrams } from '@sa/text-scripts';
+
 /**
  * How GET /conversations' `q` searches the messages of a session (chat.messages.tsv, migration
  * 1795300004000-create-chat):
@@ -11,12 +13,6 @@
  *   any text containing the run contains its bigrams; a single CJK character only scans.
  */
 
-/**
- * Scripts written without spaces between words: Thai, Lao, Myanmar, Khmer, kana, CJK ideographs,
- * Hangul syllables, half-width katakana, CJK extensions B-G. Keep in step with
- * chat.script_bigrams() in the migration.
- */
-const NO_SPACE_RUN = /[\u0E00-\u0EFF\u1000-\u109F\u1780-\u17FF\u3040-\u30FF\u31F0-\u31FF\u3400-\u4DBF\u4E00-\u9FFF\uAC00-\uD7AF\uF900-\uFAFF\uFF66-\uFF9F\u{20000}-\u{3FFFF}]+/gu;
 const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
 /** Two letters: a bigram the text-search parser always keeps as a lexeme (no combining marks). */
 const TWO_LETTERS = /^\p{L}\p{L}$/u;
@@ -46,15 +42,10 @@ function lexeme(term: string): string {
 export function searchPlan(q: string | undefined | null): SearchPlan | null {
   const text = (q ?? '').trim();
   if (!text) return null;
-  const runs = Array.from(text.matchAll(NO_SPACE_RUN), (m) => Array.from(m[0]));
-  if (!runs.length && Array.from(text).length >= MIN_FULL_TEXT_LENGTH && LETTER_OR_DIGIT.test(text)) return { kind: 'fulltext', text };
-  const bigrams = new Set<string>();
-  for (const chars of runs) {
-    for (let i = 0; i + 1 < chars.length; i++) {
-      const bigram = chars[i] + chars[i + 1];
-      if (TWO_LETTERS.test(bigram)) bigrams.add(bigram);
-    }
-  }
+  // Scripts written without spaces: @sa/text-scripts, whose bigrams chat.script_bigrams() indexes.
+  if (!hasNoSpaceScript(text) && Array.from(text).length >= MIN_FULL_TEXT_LENGTH && LETTER_OR_DIGIT.test(text)) return { kind: 'fulltext', text };
+  // A run of one character gives that character, which is no bigram: not a pre-filter.
+  const bigrams = new Set(scriptBigrams(text).filter((b) => TWO_LETTERS.test(b)));
   const prefilter = [...bigrams].slice(0, MAX_PREFILTER_BIGRAMS).map(lexeme).join(' & ');
   return { kind: 'substring', pattern: containsPattern(text), prefilter: prefilter || null };
 }

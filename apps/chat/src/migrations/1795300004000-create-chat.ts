@@ -1,5 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 import { outboxTablesSql } from '@sa/events';
+import { scriptBigramsFunctionSql } from '@sa/text-scripts';
 
 /**
  * Chat: the messages of every conversation, one summary row per session, and the monthly
@@ -8,8 +9,8 @@ import { outboxTablesSql } from '@sa/events';
  * - `chat.messages`: both turns of every exchange. `tsv` holds the words of the content ('simple'
  *   configuration: no stemming, works for every language) plus the character bigrams of runs of
  *   scripts written without spaces (CJK, Thai, Lao, Khmer, Myanmar), so a GIN index can pre-filter
- *   substring searches in those scripts too. chat.script_bigrams must stay in step with
- *   conversations/search-query.ts (same ranges); it is a copy of knowledge.script_bigrams because
+ *   substring searches in those scripts too. chat.script_bigrams comes from @sa/text-scripts, as
+ *   do the ranges conversations/search-query.ts uses; each service has its own function because
  *   each service owns its schema. `question_key` is the normalised text of a user message
  *   (analytics/question-key.ts) that top questions group by; at most 200 characters so the btree
  *   index on it never meets the index row size limit.
@@ -24,15 +25,8 @@ export class CreateChat1795300004000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`CREATE SCHEMA IF NOT EXISTS chat`);
-    // Runs of characters of scripts written without spaces -> their character bigrams (a run of
-    // one character -> that character), separated by spaces. Code points, like search-query.ts.
-    await q.query(`
-      CREATE FUNCTION chat.script_bigrams(t text) RETURNS text
-      LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
-        SELECT coalesce(string_agg(substr(r.m[1], i.i, 2), ' ' ORDER BY r.ord, i.i), '')
-        FROM regexp_matches(t, '([\\u0E00-\\u0EFF\\u1000-\\u109F\\u1780-\\u17FF\\u3040-\\u30FF\\u31F0-\\u31FF\\u3400-\\u4DBF\\u4E00-\\u9FFF\\uAC00-\\uD7AF\\uF900-\\uFAFF\\uFF66-\\uFF9F\\U00020000-\\U0003FFFF]+)', 'g') WITH ORDINALITY AS r(m, ord)
-        CROSS JOIN LATERAL generate_series(1, greatest(char_length(r.m[1]) - 1, 1)) AS i(i)
-      $fn$`);
+    // chat.script_bigrams(text): the bigrams of the runs of scripts written without spaces.
+    await q.query(scriptBigramsFunctionSql('chat'));
     await q.query(`
       CREATE TABLE chat.messages (
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),

@@ -246,6 +246,8 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
         assistant_message_id: assistantMessage.id,
         language: turn.language,
         unanswered,
+        user_message: userMessage.content,
+        user_message_at: userMessage.created_at,
       });
       if (unanswered) {
         await this.outbox.add(m, 'message.unanswered', ctx.tenantId, { ...common, message_id: assistantMessage.id, user_message_id: userMessage.id, question, language: turn.language });

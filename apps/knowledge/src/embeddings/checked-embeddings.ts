@@ -1,4 +1,5 @@
 import { Embeddings } from '@langchain/core/embeddings';
+import { modelFailure } from '@sa/llm-config';
 import { EmbeddingsUnavailable } from './embeddings.exception';
 
 export interface CheckedEmbeddingsOptions {
@@ -59,8 +60,7 @@ export class CheckedEmbeddings extends Embeddings {
     try {
       return await fn();
     } catch (err) {
-      const status = statusOf(err);
-      throw new EmbeddingsUnavailable(`${this.describe} failed${status ? ` with HTTP ${status}` : ''}: ${messageOf(err)}`);
+      throw new EmbeddingsUnavailable(modelFailure(this.describe, err));
     }
   }
 
@@ -73,28 +73,4 @@ export class CheckedEmbeddings extends Embeddings {
       throw new EmbeddingsUnavailable(`${this.describe} returned a ${vector.length}-dimensional vector; expected ${this.learned} dimensions`);
     }
   }
-}
-
-/**
- * The error's message followed by its causes', e.g. "Connection error. (fetch failed; connect
- * ECONNREFUSED 127.0.0.1:11434)". Duck-typed: fetch's errors come from another realm under jest.
- */
-function messageOf(err: unknown): string {
-  const messages: string[] = [];
-  for (let e = err, depth = 0; e !== undefined && e !== null && depth < 4; depth++) {
-    const m = typeof e === 'object' && typeof (e as { message?: unknown }).message === 'string' ? (e as { message: string }).message : String(e);
-    if (m && !messages.includes(m)) messages.push(m);
-    e = typeof e === 'object' ? (e as { cause?: unknown }).cause : undefined;
-  }
-  const [first = 'unknown error', ...causes] = messages;
-  return causes.length ? `${first} (${causes.join('; ')})` : first;
-}
-
-/** The HTTP status of an OpenAI SDK error (status) or an Ollama ResponseError (status_code). */
-function statusOf(err: unknown): number | undefined {
-  if (!err || typeof err !== 'object') return undefined;
-  const e = err as { status?: unknown; status_code?: unknown };
-  if (typeof e.status === 'number') return e.status;
-  if (typeof e.status_code === 'number') return e.status_code;
-  return undefined;
 }

@@ -1,42 +1,17 @@
 import 'reflect-metadata';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+// Test-only dependency.
+import { type SeenRequest, startFakeModelServer } from '@sa/testing';
 import { createEmbeddings } from './embeddings.factory';
 import { EmbeddingsUnavailable } from './embeddings.exception';
 
-/** What a fake server saw: one entry per request. */
-interface Seen {
-  method: string;
-  path: string;
-  authorization: string | undefined;
-  body: Record<string, unknown>;
-}
-
 type Reply = { status: number; body: unknown };
 
-/** A local HTTP server answering every request with `reply(request)`; records what it received. */
-async function fakeServer(reply: (seen: Seen) => Reply): Promise<{ url: string; seen: Seen[]; close: () => Promise<void> }> {
-  const seen: Seen[] = [];
-  const server: Server = createServer((req: IncomingMessage, res) => {
-    const parts: Buffer[] = [];
-    req.on('data', (p: Buffer) => parts.push(p));
-    req.on('end', () => {
-      const raw = Buffer.concat(parts).toString('utf8');
-      const s: Seen = { method: req.method ?? '', path: req.url ?? '', authorization: req.headers.authorization, body: raw ? JSON.parse(raw) : {} };
-      seen.push(s);
-      let answer: Reply;
-      try {
-        answer = reply(s);
-      } catch (err) {
-        answer = { status: 500, body: { error: { message: `fake server bug: ${String(err)}` } } };
-      }
-      const { status, body } = answer;
-      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-    });
+/** A local model server answering every request with the JSON of `reply(request)`. */
+function fakeServer(reply: (seen: SeenRequest) => Reply) {
+  return startFakeModelServer((s, res) => {
+    const { status, body } = reply(s);
+    res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}`, seen, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 /** A deterministic toy vector of `dims` numbers for a text. */
@@ -44,7 +19,7 @@ const toyVector = (text: string, dims: number) => Array.from({ length: dims }, (
 
 /** OpenAI's wire format: POST /v1/embeddings {model, input: string[]} → {object:'list', data, model, usage}. */
 function openAiReply(dims: number) {
-  return (s: Seen): Reply => {
+  return (s: SeenRequest): Reply => {
     if (s.method !== 'POST' || s.path !== '/v1/embeddings') return { status: 404, body: { error: { message: `no route ${s.path}` } } };
     const raw = s.body['input'];
     const input = Array.isArray(raw) ? (raw as string[]) : [raw as string];
@@ -62,7 +37,7 @@ function openAiReply(dims: number) {
 
 /** Ollama's wire format, as @langchain/ollama uses it: POST /api/embed {model, input: string[]} → {embeddings}. */
 function ollamaReply(dims: number) {
-  return (s: Seen): Reply => {
+  return (s: SeenRequest): Reply => {
     if (s.method !== 'POST' || s.path !== '/api/embed') return { status: 404, body: { error: `no route ${s.path}` } };
     const raw = s.body['input'];
     const input = Array.isArray(raw) ? (raw as string[]) : [raw as string];
@@ -75,7 +50,7 @@ describe('createEmbeddings against local servers', () => {
   afterEach(async () => {
     await Promise.all(closers.splice(0).map((c) => c()));
   });
-  const start = async (reply: (s: Seen) => Reply) => {
+  const start = async (reply: (s: SeenRequest) => Reply) => {
     const server = await fakeServer(reply);
     closers.push(server.close);
     return server;

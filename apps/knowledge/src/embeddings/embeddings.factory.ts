@@ -1,6 +1,7 @@
 import type { Embeddings } from '@langchain/core/embeddings';
 import { OllamaEmbeddings } from '@langchain/ollama';
 import { OpenAIEmbeddings } from '@langchain/openai';
+import { describeModel, openAiClientOptions } from '@sa/llm-config';
 import { CheckedEmbeddings } from './checked-embeddings';
 import { type EmbeddingsConfig, type EmbeddingsProvider, loadEmbeddingsConfig } from './embeddings.config';
 import { HashingEmbeddings } from './hashing-embeddings';
@@ -27,7 +28,8 @@ export function createEmbeddings(source?: Record<string, string | undefined>): E
 }
 
 export function createEmbeddingsFromConfig(config: EmbeddingsConfig): EmbedderChoice {
-  if (config.embeddingsProvider === 'hashing') {
+  const settings = config.embeddings;
+  if (settings.provider === 'hashing') {
     const embeddings = new HashingEmbeddings({ dimensions: config.embeddingsDimensions || undefined });
     return {
       provider: 'hashing',
@@ -38,11 +40,11 @@ export function createEmbeddingsFromConfig(config: EmbeddingsConfig): EmbedderCh
       resolveDimensions: async () => embeddings.dimensions,
     };
   }
-  const provider = config.embeddingsProvider;
-  const model = config.embeddingsModel!; // required for remote providers by the config
-  const { inner, baseUrl } = provider === 'openai' ? openai(config, model) : ollama(config, model);
+  const provider = settings.provider;
+  const model = settings.model!; // required for remote providers by the config
+  const inner = provider === 'openai' ? openai(config) : ollama(config);
   const embeddings = new CheckedEmbeddings(inner, {
-    describe: `${provider} (model ${model} at ${baseUrl})`,
+    describe: describeModel(settings),
     dimensions: config.embeddingsDimensions || null,
     batchSize: config.embeddingsBatchSize,
   });
@@ -60,36 +62,28 @@ export function createEmbeddingsFromConfig(config: EmbeddingsConfig): EmbedderCh
   };
 }
 
-function openai(config: EmbeddingsConfig, model: string): { inner: Embeddings; baseUrl: string } {
-  const inner = new OpenAIEmbeddings({
-    model,
-    // A self-hosted server without auth still needs some key: the SDK refuses to start without
-    // one, and we never want it to fall back to a stray OPENAI_API_KEY in the environment.
-    apiKey: config.embeddingsApiKey ?? 'unused',
+function openai(config: EmbeddingsConfig): Embeddings {
+  return new OpenAIEmbeddings({
+    ...openAiClientOptions(config.embeddings),
     dimensions: config.embeddingsDimensions || undefined,
     batchSize: config.embeddingsBatchSize,
-    timeout: config.embeddingsTimeoutMs,
-    maxRetries: config.embeddingsMaxRetries,
     // Floats, not the SDK's default base64: not every OpenAI-compatible server speaks base64.
     encodingFormat: 'float',
     // Newlines carry structure; stripping them was advice for first-generation models.
     stripNewLines: false,
-    configuration: { baseURL: config.embeddingsBaseUrl },
   });
-  return { inner, baseUrl: config.embeddingsBaseUrl ?? 'https://api.openai.com/v1' };
 }
 
-function ollama(config: EmbeddingsConfig, model: string): { inner: Embeddings; baseUrl: string } {
-  const timeoutMs = config.embeddingsTimeoutMs;
-  const inner = new OllamaEmbeddings({
+function ollama(config: EmbeddingsConfig): Embeddings {
+  const { model, ollamaBaseUrl, maxRetries, timeoutMs } = config.embeddings;
+  return new OllamaEmbeddings({
     model,
-    baseUrl: config.ollamaBaseUrl,
-    maxRetries: config.embeddingsMaxRetries,
+    baseUrl: ollamaBaseUrl,
+    maxRetries,
     onFailedAttempt: noRetryOnClientError,
     // OllamaEmbeddings has no timeout option, so its fetch gets one.
     fetch: (input, init) => fetch(input, { ...init, signal: init?.signal ?? AbortSignal.timeout(timeoutMs) }),
   });
-  return { inner, baseUrl: config.ollamaBaseUrl };
 }
 
 /**

@@ -1,4 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
+import { scriptBigramsFunctionSql } from '@sa/text-scripts';
 
 /**
  * Chunks of knowledge documents with their embeddings (the embedded vector store's source of
@@ -13,7 +14,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * - `tsv`: words of title + text ('simple' config: no stemming, works for every language) plus
  *   character bigrams of scripts written without spaces (CJK, Thai, Lao, Khmer, Myanmar), which
  *   the default parser would keep as one long "word" per run, so full-text matching also works
- *   for them. knowledge.script_bigrams must stay in step with text-query.ts (same ranges).
+ *   for them. knowledge.script_bigrams comes from @sa/text-scripts, like the query side (text-query.ts).
  * - `knowledge.chunk_index_stamps`: per (workspace, embedder) counters maintained by statement
  *   triggers in the writing transaction (row count, sum of seq, a change counter and a rewrite
  *   counter): one indexed row to read to know whether an in-process index is still current.
@@ -26,15 +27,8 @@ export class CreateKnowledgeChunks1795300003000 implements MigrationInterface {
 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`CREATE SCHEMA IF NOT EXISTS knowledge`);
-    // Runs of characters of scripts written without spaces -> their character bigrams (a run of
-    // one character -> that character), separated by spaces. Code points, like text-query.ts.
-    await q.query(`
-      CREATE FUNCTION knowledge.script_bigrams(t text) RETURNS text
-      LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
-        SELECT coalesce(string_agg(substr(r.m[1], i.i, 2), ' ' ORDER BY r.ord, i.i), '')
-        FROM regexp_matches(t, '([\\u0E00-\\u0EFF\\u1000-\\u109F\\u1780-\\u17FF\\u3040-\\u30FF\\u31F0-\\u31FF\\u3400-\\u4DBF\\u4E00-\\u9FFF\\uAC00-\\uD7AF\\uF900-\\uFAFF\\uFF66-\\uFF9F\\U00020000-\\U0003FFFF]+)', 'g') WITH ORDINALITY AS r(m, ord)
-        CROSS JOIN LATERAL generate_series(1, greatest(char_length(r.m[1]) - 1, 1)) AS i(i)
-      $fn$`);
+    // knowledge.script_bigrams(text): the bigrams of the runs of scripts written without spaces.
+    await q.query(scriptBigramsFunctionSql('knowledge'));
     await q.query(`
       CREATE TABLE knowledge.chunks (
         id uuid PRIMARY KEY DEFAULT gen_random_uuid(),

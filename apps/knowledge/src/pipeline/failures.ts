@@ -4,7 +4,5 @@ export class PermanentFailure extends Error {}
 /** A failure that may pass (timeout, 5xx, network, an embedding provider that is down). */
 export class TransientFailure extends Error {}
 
-/** Delay before the next attempt of a document whose processing failed transiently. */
-export function retryDelayMs(attempt: number, baseMs = 2000, maxMs = 60_000): number {
-  return Math.min(baseMs * 2 ** Math.max(0, attempt - 1), maxMs);
-}
+/** Delay before the next attempt of a document whose processing failed transiently: 2 s, 4 s … at most a minute. */
+export const DOCUMENT_RETRY_BACKOFF = { baseMs: 2000, maxMs: 60_000 };

@@ -2,13 +2,14 @@ import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap }
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
+import { backoffMs } from '@sa/backoff';
 import { PgListener } from '@sa/db';
 import { counter, gauge, histogram, sampledGauges } from '@sa/metrics';
 import { KNOWLEDGE_CONFIG, KnowledgeConfig } from '../config/knowledge.config';
 import { KNOWLEDGE_LOGGER } from '../knowledge.tokens';
 import { ClaimedDocument, DocumentClaimsRepository } from './document-claims.repository';
 import { DocumentProcessor } from './document-processor';
-import { PermanentFailure, retryDelayMs } from './failures';
+import { DOCUMENT_RETRY_BACKOFF, PermanentFailure } from './failures';
 
 const outcomes = counter({ name: 'sa_ingestion_documents_total', help: 'Documents this replica finished, by outcome (ready, failed, retry, released)', labelNames: ['outcome'] as const });
 const durations = histogram({ name: 'sa_ingestion_duration_seconds', help: 'Time to process one document (fetch, chunk, embed, store)', buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300] });
@@ -158,7 +159,7 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
         outcomes.inc({ outcome: 'failed' });
         log.info({ reason: why }, 'document failed');
       } else {
-        const delay = retryDelayMs(doc.attempts);
+        const delay = backoffMs(doc.attempts, DOCUMENT_RETRY_BACKOFF);
         await this.claims.retryLater(doc.id, this.workerId, reason, delay);
         outcomes.inc({ outcome: 'retry' });
         log.warn({ reason, attempt: doc.attempts, retry_in_ms: delay }, 'document will be retried');

@@ -1,19 +1,4 @@
-import { MAX_QUERY_TERMS, queryTerms, scriptBigrams, websearchOrQuery } from './text-query';
-
-describe('scriptBigrams', () => {
-  it('splits runs of no-space scripts into character bigrams, like knowledge.script_bigrams()', () => {
-    // Same input and output as the SQL function (checked in psql when it was written).
-    expect(scriptBigrams('How to reset 密码重置方法 and ภาษาไทย 한국어 x 中 パスワード').join(' ')).toBe('密码 码重 重置 置方 方法 ภา าษ ษา าไ ไท ทย 한국 국어 中 パス スワ ワー ード');
-  });
-
-  it('ignores scripts written with spaces', () => {
-    expect(scriptBigrams('Straße naïve café Привет مرحبا')).toEqual([]);
-  });
-
-  it('counts code points, not UTF-16 units (CJK extension B)', () => {
-    expect(scriptBigrams('𠀀𠀁')).toEqual(['𠀀𠀁']);
-  });
-});
+import { MAX_QUERY_TERMS, queryTerms, websearchOrQuery } from './text-query';
 
 describe('queryTerms', () => {
   it('keeps content words, lower-cased and distinct', () => {

@@ -1,3 +1,5 @@
+import { scriptBigrams } from '@sa/text-scripts';
+
 /**
  * The query side of the full-text ranking. Documents are indexed (migration
  * 1795300003000-create-knowledge-chunks) as the words of the 'simple' configuration plus the
@@ -6,12 +8,6 @@
  * words with the passage that answers it), minus common function words.
  */
 
-/**
- * Scripts written without spaces between words: Thai, Lao, Myanmar, Khmer, kana, CJK ideographs,
- * Hangul syllables, half-width katakana, CJK extensions B-G. Keep in step with
- * knowledge.script_bigrams() in the migration.
- */
-const NO_SPACE_RUN = /[\u0E00-\u0EFF\u1000-\u109F\u1780-\u17FF\u3040-\u30FF\u31F0-\u31FF\u3400-\u4DBF\u4E00-\u9FFF\uAC00-\uD7AF\uF900-\uFAFF\uFF66-\uFF9F\u{20000}-\u{3FFFF}]+/gu;
 /** A word: letters (with their combining marks) and digits. */
 const WORD = /[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu;
 
@@ -30,19 +26,9 @@ const STOPWORDS = new Set(
   ).split(' '),
 );
 
-/** Character bigrams of the no-space-script runs of `text` (a run of one: that character). */
-export function scriptBigrams(text: string): string[] {
-  const out: string[] = [];
-  for (const m of text.matchAll(NO_SPACE_RUN)) {
-    const chars = Array.from(m[0]);
-    if (chars.length === 1) out.push(chars[0]);
-    for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i] + chars[i + 1]);
-  }
-  return out;
-}
-
 /**
- * Distinct lower-cased terms of a query: its words, and the bigrams of its no-space-script runs.
+ * Distinct lower-cased terms of a query: its words, and the bigrams of its no-space-script runs
+ * (@sa/text-scripts: the same as knowledge.script_bigrams() of the index).
  * Function words are dropped unless nothing else is left. At most MAX_QUERY_TERMS.
  */
 export function queryTerms(text: string): string[] {

@@ -2,15 +2,16 @@ import 'reflect-metadata';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { NatsConnection, connect } from 'nats';
 import { DataSource } from 'typeorm';
-import { ChatMessageView, EventEnvelope, LeadView, eventSubject } from '@sa/contracts';
+import { EventEnvelope, LeadView, eventSubject } from '@sa/contracts';
 import { dataSourceOptions } from '@sa/db';
 import { EventConsumer, Outbox, ensureEventStream } from '@sa/events';
 import { createLogger } from '@sa/logging';
 // Test-only dependency.
-import { createTestDatabase } from '@sa/testing';
+import { chatTurnCompleted, createTestDatabase } from '@sa/testing';
+import { scoreSession } from '../scoring/lead-scorer';
 import { LeadsRepository } from './leads.repository';
-import { SessionMessages } from './session-messages';
-import { TurnCompletedHandler } from './turn-completed.handler';
+import { SCORED_MESSAGES_MAX, TurnCompletedHandler } from './turn-completed.handler';
+import { VisitorMessagesRepository } from './visitor-messages.repository';
 
 // The chat.turn.completed consumer and leads.leads against the real PostgreSQL and NATS JetStream
 // (a private stream): one lead per session, updated as the session goes on, lead.created written
@@ -19,34 +20,15 @@ import { TurnCompletedHandler } from './turn-completed.handler';
 const NATS_URL = process.env['NATS_URL'] || 'nats://127.0.0.1:4222';
 const logger = createLogger('leads-int-spec', { level: process.env['TEST_LOG_LEVEL'] ?? 'silent', pretty: false });
 
-/** The chat service's messages, in memory: session key -> messages (oldest first). */
-class FakeMessages implements SessionMessages {
-  readonly sessions = new Map<string, ChatMessageView[]>();
-  calls = 0;
-
-  say(tenantId: string, sessionId: string, chatbotId: string | null, content: string): { userId: string; assistantId: string } {
-    const key = `${tenantId}/${sessionId}`;
-    const list = this.sessions.get(key) ?? [];
-    const base = { tenant_id: tenantId, chatbot_id: chatbotId, session_id: sessionId, feedback: null, source_urls: null, channel: 'api', provider_message_id: null, created_at: new Date().toISOString() };
-    const user: ChatMessageView = { ...base, id: randomUUID(), role: 'user', content };
-    const assistant: ChatMessageView = { ...base, id: randomUUID(), role: 'assistant', content: 'Thanks for your message.' };
-    list.push(user, assistant);
-    this.sessions.set(key, list);
-    return { userId: user.id, assistantId: assistant.id };
-  }
-
-  async of(tenantId: string, sessionId: string): Promise<ChatMessageView[]> {
-    this.calls++;
-    return this.sessions.get(`${tenantId}/${sessionId}`) ?? [];
-  }
-}
-
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
 let ds: DataSource;
 let nc: NatsConnection;
 let consumer: EventConsumer;
 let repo: LeadsRepository;
-const fake = new FakeMessages();
+/** Every NATS message on chat.> while the tests run: the consumer must ask the chat service nothing. */
+const toChat: string[] = [];
+const newHandler = (warnings: object[] = []) =>
+  new TurnCompletedHandler(repo, new Outbox('leads'), new VisitorMessagesRepository(), { hotThreshold: 70, warmThreshold: 40 }, { warn: (obj: object) => warnings.push(obj) });
 const id = randomBytes(4).toString('hex');
 const stream = { name: `LEADS_T_${id}`, subjectPrefix: `leads${id}.events` };
 
@@ -55,8 +37,9 @@ beforeAll(async () => {
   ds = await new DataSource(dataSourceOptions({ url: db.url, applicationName: 'leads-int', poolSize: 10 })).initialize();
   nc = await connect({ servers: NATS_URL, name: 'leads-int-spec' });
   await ensureEventStream(nc, stream);
+  nc.subscribe('chat.>', { callback: (_err, msg) => toChat.push(msg.subject) });
   repo = new LeadsRepository(ds);
-  const handler = new TurnCompletedHandler(repo, new Outbox('leads'), fake, { hotThreshold: 70, warmThreshold: 40 });
+  const handler = newHandler();
   consumer = new EventConsumer({
     dataSource: ds,
     schema: 'leads',
@@ -72,6 +55,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  expect(toChat).toEqual([]);
   await consumer?.stop();
   const jsm = await nc?.jetstreamManager();
   await jsm?.streams.delete(stream.name).catch(() => undefined);
@@ -86,16 +70,6 @@ async function waitFor(what: string, cond: () => Promise<boolean>, timeoutMs = 1
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
-}
-
-function turnEvent(tenantId: string, sessionId: string, chatbotId: string | null, ids: { userId: string; assistantId: string }): EventEnvelope<'chat.turn.completed'> {
-  return {
-    id: randomUUID(),
-    type: 'chat.turn.completed',
-    tenant_id: tenantId,
-    occurred_at: new Date().toISOString(),
-    data: { session_id: sessionId, chatbot_id: chatbotId, channel: 'api', user_message_id: ids.userId, assistant_message_id: ids.assistantId, language: 'en', unanswered: false },
-  };
 }
 
 /** Published as the outbox relay would; `copy` gives a second stream message of the same event (a republish). */
@@ -126,7 +100,7 @@ describe('chat.turn.completed consumer', () => {
   it('one lead per session, lead.created once even when the turn event is delivered twice and the session continues', async () => {
     const tenantId = randomUUID();
     const bot = randomUUID();
-    const first = turnEvent(tenantId, 's-1', bot, fake.say(tenantId, 's-1', bot, 'I want to buy the premium plan for my company, my email is jane@acme.io, call me at +44 20 7946 0958'));
+    const first = chatTurnCompleted(tenantId, 's-1', 'I want to buy the premium plan for my company, my email is jane@acme.io, call me at +44 20 7946 0958', { chatbotId: bot });
     await publish(first);
     await publish(first, '-again');
     await waitFor('the first turn', () => processed(first.id));
@@ -154,7 +128,7 @@ describe('chat.turn.completed consumer', () => {
       }),
     );
 
-    const second = turnEvent(tenantId, 's-1', bot, fake.say(tenantId, 's-1', bot, 'My name is Jane Smith. We need it this month, budget is $2000'));
+    const second = chatTurnCompleted(tenantId, 's-1', 'My name is Jane Smith. We need it this month, budget is $2000', { chatbotId: bot });
     await publish(second);
     await waitFor('the second turn', () => processed(second.id));
     await new Promise((r) => setTimeout(r, 200));
@@ -190,19 +164,19 @@ describe('chat.turn.completed consumer', () => {
   it('small talk makes no lead; an inferred lead appears once the signals reach warm, then turns conversational', async () => {
     const tenantId = randomUUID();
     const bot = randomUUID();
-    const hello = turnEvent(tenantId, 's-2', bot, fake.say(tenantId, 's-2', bot, 'Hello, how are you?'));
+    const hello = chatTurnCompleted(tenantId, 's-2', 'Hello, how are you?', { chatbotId: bot });
     await publish(hello);
     await waitFor('small talk', () => processed(hello.id));
     expect(await leadsOf(tenantId)).toEqual([]);
 
-    const buying = turnEvent(tenantId, 's-2', bot, fake.say(tenantId, 's-2', bot, 'How much is the premium plan? I want to buy it and book a demo today'));
+    const buying = chatTurnCompleted(tenantId, 's-2', 'How much is the premium plan? I want to buy it and book a demo today', { chatbotId: bot });
     await publish(buying);
     await waitFor('buying signals', () => processed(buying.id));
     const [inferred] = await leadsOf(tenantId);
     expect(inferred).toEqual(expect.objectContaining({ captured_via: 'inferred', email: null, phone: null }));
     expect(['warm', 'hot']).toContain(inferred.score_band);
 
-    const contact = turnEvent(tenantId, 's-2', bot, fake.say(tenantId, 's-2', bot, 'You can reach me at sam@globex.com'));
+    const contact = chatTurnCompleted(tenantId, 's-2', 'You can reach me at sam@globex.com', { chatbotId: bot });
     await publish(contact);
     await waitFor('contact details', () => processed(contact.id));
     const leads = await leadsOf(tenantId);
@@ -213,20 +187,25 @@ describe('chat.turn.completed consumer', () => {
     expect(events[0].data.captured_via).toBe('inferred');
   });
 
-  it('concurrent turns of one session still make one lead and one lead.created', async () => {
+  it('concurrent turns of one session still make one lead and one lead.created, scored from both messages', async () => {
     const tenantId = randomUUID();
     const bot = randomUUID();
-    const handler = new TurnCompletedHandler(repo, new Outbox('leads'), fake, { hotThreshold: 70, warmThreshold: 40 });
-    const a = turnEvent(tenantId, 's-3', bot, fake.say(tenantId, 's-3', bot, 'I want to order 20 licences, email ops@initech.com'));
-    const b = turnEvent(tenantId, 's-3', bot, fake.say(tenantId, 's-3', bot, 'Phone +1 415 555 2671, urgent please'));
-    await Promise.all([a, b].map((e) => ds.transaction((m) => handler.handle(e, m))));
+    const handler = newHandler();
+    const now = Date.now();
+    const a = chatTurnCompleted(tenantId, 's-3', 'I want to order 20 licences, email ops@initech.com', { chatbotId: bot, at: new Date(now - 1000) });
+    const b = chatTurnCompleted(tenantId, 's-3', 'Phone +1 415 555 2671, urgent please', { chatbotId: bot, at: new Date(now) });
+    // The later message first: without the session lock, the earlier one's transaction would not
+    // see it and would write its score last.
+    await Promise.all([b, a].map((e) => ds.transaction((m) => handler.handle(e, m))));
     expect(await leadsOf(tenantId)).toHaveLength(1);
     expect(await createdEvents(tenantId)).toHaveLength(1);
+    // Whichever transaction ran second waited for the first (the session lock) and scored both messages.
+    expect(await ds.query(`SELECT scored_message_id FROM leads.leads WHERE tenant_id = $1`, [tenantId])).toEqual([{ scored_message_id: b.data.user_message_id }]);
   });
 
   it('a bot-less session gets a lead but no lead.created (its chatbot_id must be a uuid)', async () => {
     const tenantId = randomUUID();
-    const e = turnEvent(tenantId, 's-4', null, fake.say(tenantId, 's-4', null, 'Please send a quote to li@wayne.example.org, we want to buy'));
+    const e = chatTurnCompleted(tenantId, 's-4', 'Please send a quote to li@wayne.example.org, we want to buy', { chatbotId: null });
     await publish(e);
     await waitFor('bot-less turn', () => processed(e.id));
     const [lead] = await leadsOf(tenantId);
@@ -237,14 +216,80 @@ describe('chat.turn.completed consumer', () => {
   it('lists newest first, per bot, and only the restricted bots', async () => {
     const tenantId = randomUUID();
     const [b1, b2] = [randomUUID(), randomUUID()];
-    const handler = new TurnCompletedHandler(repo, new Outbox('leads'), fake, { hotThreshold: 70, warmThreshold: 40 });
+    const handler = newHandler();
     for (const [i, bot] of [b1, b2, b1].entries()) {
-      await ds.transaction((m) => handler.handle(turnEvent(tenantId, `l-${i}`, bot, fake.say(tenantId, `l-${i}`, bot, `buy now, mail me at p${i}@corp.com`)), m));
+      await ds.transaction((m) => handler.handle(chatTurnCompleted(tenantId, `l-${i}`, `buy now, mail me at p${i}@corp.com`, { chatbotId: bot }), m));
     }
     expect((await repo.list({ tenantId, limit: 500 })).map((l) => l.session_id)).toEqual(['l-2', 'l-1', 'l-0']);
     expect((await repo.list({ tenantId, chatbotId: b1, limit: 500 })).map((l) => l.session_id)).toEqual(['l-2', 'l-0']);
     expect((await repo.list({ tenantId, botIds: [b2], limit: 500 })).map((l) => l.session_id)).toEqual(['l-1']);
     expect(await repo.list({ tenantId, limit: 2 })).toHaveLength(2);
     expect(await repo.list({ tenantId: randomUUID(), limit: 500 })).toEqual([]);
+  });
+
+  it('scores the whole session from the messages the events carried, whatever order they arrive in', async () => {
+    const tenantId = randomUUID();
+    const bot = randomUUID();
+    const t0 = Date.now() - 60_000;
+    const buying = chatTurnCompleted(tenantId, 's-5', 'How much is the premium plan? I want to buy it and book a demo today', { chatbotId: bot, at: new Date(t0) });
+    const thanks = chatTurnCompleted(tenantId, 's-5', 'ok thanks', { chatbotId: bot, at: new Date(t0 + 1000) });
+    // The later turn is scored first: the session then holds only its message, which makes no lead.
+    await publish(thanks);
+    await waitFor('the later turn', () => processed(thanks.id));
+    expect(await leadsOf(tenantId)).toEqual([]);
+    await publish(buying);
+    await waitFor('the earlier turn', () => processed(buying.id));
+    const [lead] = await leadsOf(tenantId);
+    expect(lead).toEqual(expect.objectContaining({ captured_via: 'inferred', intent_category: expect.stringMatching(/purchase|pricing|booking/) }));
+    expect(['warm', 'hot']).toContain(lead.score_band);
+
+    // A small-talk turn after the buying one (cold on its own) keeps the lead warm: the session is scored, not the turn.
+    expect(scoreSession(['bye'], { hot: 70, warm: 40 }).band).toBe('cold');
+    const bye = chatTurnCompleted(tenantId, 's-5', 'bye', { chatbotId: bot, at: new Date(t0 + 2000) });
+    await publish(bye);
+    await waitFor('the last turn', () => processed(bye.id));
+    const [after] = await leadsOf(tenantId);
+    expect(after.score).toBeGreaterThanOrEqual(lead.score);
+    const rows = await ds.query(`SELECT content, scored_message_id FROM leads.visitor_messages v JOIN leads.leads l USING (tenant_id, session_id) WHERE v.tenant_id = $1 ORDER BY v.created_at`, [tenantId]);
+    expect(rows.map((r: { content: string }) => r.content)).toEqual(['How much is the premium plan? I want to buy it and book a demo today', 'ok thanks', 'bye']);
+    expect(rows[0].scored_message_id).toBe(bye.data.user_message_id);
+  });
+
+  it('a turn handled twice (a redelivery past the processed mark) stores its message once and scores the same', async () => {
+    const tenantId = randomUUID();
+    const handler = newHandler();
+    const turn = chatTurnCompleted(tenantId, 's-6', 'We want to buy 50 seats this week, write to cto@hooli.com', { chatbotId: randomUUID() });
+    await ds.transaction((m) => handler.handle(turn, m));
+    const [first] = await leadsOf(tenantId);
+    await ds.transaction((m) => handler.handle({ ...turn, id: randomUUID() }, m));
+    const [again] = await leadsOf(tenantId);
+    expect(again).toEqual({ ...first, updated_at: again.updated_at });
+    expect(await ds.query(`SELECT count(*)::int AS n FROM leads.visitor_messages WHERE tenant_id = $1`, [tenantId])).toEqual([{ n: 1 }]);
+    expect(await createdEvents(tenantId)).toHaveLength(1);
+  });
+
+  it('keeps only the newest messages a session is scored from, per workspace', async () => {
+    const [tenantId, other] = [randomUUID(), randomUUID()];
+    const handler = newHandler();
+    const t0 = Date.now() - 3_600_000;
+    for (let i = 0; i < SCORED_MESSAGES_MAX + 5; i++) {
+      await ds.transaction((m) => handler.handle(chatTurnCompleted(tenantId, 's-7', `message ${i}`, { at: new Date(t0 + i * 1000) }), m));
+    }
+    await ds.transaction((m) => handler.handle(chatTurnCompleted(other, 's-7', 'another workspace, same session id'), m));
+    const kept = await ds.transaction((m) => new VisitorMessagesRepository().latest(m, tenantId, 's-7', 1000));
+    expect(kept.map((k) => k.content)).toEqual(Array.from({ length: SCORED_MESSAGES_MAX }, (_, i) => `message ${i + 5}`));
+    const theirs = await ds.transaction((m) => new VisitorMessagesRepository().latest(m, other, 's-7', 1000));
+    expect(theirs.map((k) => k.content)).toEqual(['another workspace, same session id']);
+  });
+
+  it('an event without the visitor message (from a chat service older than the field) is skipped with a warning', async () => {
+    const tenantId = randomUUID();
+    const warnings: object[] = [];
+    const handler = newHandler(warnings);
+    const turn = chatTurnCompleted(tenantId, 's-8', 'I want to buy, mail me at old@chat.io', { chatbotId: randomUUID() });
+    const { user_message: _text, user_message_at: _at, ...older } = turn.data;
+    await ds.transaction((m) => handler.handle({ ...turn, data: older } as unknown as EventEnvelope<'chat.turn.completed'>, m));
+    expect(await leadsOf(tenantId)).toEqual([]);
+    expect(warnings).toEqual([{ event_id: turn.id, session_id: 's-8' }]);
   });
 });

@@ -1,13 +1,15 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
+import type { Logger } from 'pino';
 import { EntityManager } from 'typeorm';
-import { EventEnvelope, LeadCreatedEvent } from '@sa/contracts';
+import { ChatTurnCompletedEvent, EventEnvelope, LeadCreatedEvent } from '@sa/contracts';
 import { EventHandler, Outbox } from '@sa/events';
 import { LEADS_CONFIG, LeadsConfig } from '../config/leads.config';
+import { LEADS_LOGGER } from '../leads.tokens';
 import { LEAD_SCORER, RuleScorer, type SessionScorer } from '../scoring/model-scorer';
 import { LeadRow, LeadsRepository } from './leads.repository';
-import { SESSION_MESSAGES, SessionMessages } from './session-messages';
+import { VisitorMessage, VisitorMessagesRepository } from './visitor-messages.repository';
 
-/** Most recent visitor messages of a session that are scored. */
+/** Most recent visitor messages of a session that are scored (and kept in leads.visitor_messages). */
 export const SCORED_MESSAGES_MAX = 50;
 
 export function leadCreatedPayload(lead: LeadRow & { chatbot_id: string }): LeadCreatedEvent {
@@ -31,21 +33,41 @@ export function leadCreatedPayload(lead: LeadRow & { chatbot_id: string }): Lead
   };
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /**
- * Consumer of chat.turn.completed: rescores the whole session after every turn and keeps its one
- * lead up to date. A session becomes a lead when the visitor gave contact details
- * (conversational) or its signals score at least the warm threshold (inferred); from then on every
- * turn updates it. lead.created is written to the outbox, in this transaction, the first time the
- * lead exists with a bot (the payload's chatbot_id is a uuid; bot-less sessions get a lead but no
- * event). Runs inside the consumer's transaction: a redelivered event is skipped by the consumer.
+ * The visitor's message the event carries, or null when the event has none that can be stored
+ * (an event of a chat service older than this field, or a malformed one).
+ */
+export function visitorMessageOf(data: Partial<ChatTurnCompletedEvent>): VisitorMessage | null {
+  const { session_id: sessionId, user_message_id: messageId, user_message: content, user_message_at: at, chatbot_id: chatbotId, channel } = data;
+  if (typeof sessionId !== 'string' || sessionId.length < 1 || sessionId.length > 120) return null;
+  if (typeof messageId !== 'string' || !UUID.test(messageId)) return null;
+  if (typeof content !== 'string' || typeof at !== 'string' || Number.isNaN(Date.parse(at))) return null;
+  if (chatbotId !== null && (typeof chatbotId !== 'string' || !UUID.test(chatbotId))) return null;
+  return { messageId, sessionId, chatbotId, channel: typeof channel === 'string' && channel ? channel : 'api', content, createdAt: new Date(at).toISOString() };
+}
+
+/**
+ * Consumer of chat.turn.completed: adds the turn's visitor message (carried by the event) to the
+ * session's copy in leads.visitor_messages, rescores the session from that copy and keeps its one
+ * lead up to date. It reads nothing of the chat service, and makes no NATS request. A session
+ * becomes a lead when the visitor gave contact details (conversational) or its signals score at
+ * least the warm threshold (inferred); from then on every turn updates it. lead.created is written
+ * to the outbox, in this transaction, the first time the lead exists with a bot (the payload's
+ * chatbot_id is a uuid; bot-less sessions get a lead but no event). Runs inside the consumer's
+ * transaction: a redelivered event is skipped by the consumer, and its message would be stored
+ * once anyway. Turns of one session are scored one at a time (a session lock), so the last one
+ * scored covers every message.
  */
 @Injectable()
 export class TurnCompletedHandler implements EventHandler {
   constructor(
     private readonly leads: LeadsRepository,
     private readonly outbox: Outbox,
-    @Inject(SESSION_MESSAGES) private readonly messages: SessionMessages,
+    private readonly messages: VisitorMessagesRepository,
     @Inject(LEADS_CONFIG) private readonly config: Pick<LeadsConfig, 'hotThreshold' | 'warmThreshold'>,
+    @Inject(LEADS_LOGGER) private readonly logger: Pick<Logger, 'warn'>,
     /** The model scorer when LEADS_MODEL_PROVIDER names one, else (and by default) the rules. */
     @Optional() @Inject(LEAD_SCORER) private readonly scorer: SessionScorer = new RuleScorer(),
   ) {}
@@ -53,12 +75,17 @@ export class TurnCompletedHandler implements EventHandler {
   async handle(event: EventEnvelope, manager: EntityManager): Promise<void> {
     if (event.type !== 'chat.turn.completed') return;
     const { data, tenant_id: tenantId } = event as EventEnvelope<'chat.turn.completed'>;
-    const all = await this.messages.of(tenantId, data.session_id, `leads-${event.id}`);
-    const visitor = all.filter((m) => m.role === 'user').slice(-SCORED_MESSAGES_MAX);
-    if (!visitor.length) return;
+    const message = visitorMessageOf(data);
+    if (!message) {
+      this.logger.warn({ event_id: event.id, session_id: data.session_id }, 'chat.turn.completed without a storable visitor message; the turn is not scored');
+      return;
+    }
+    await this.messages.lockSession(manager, tenantId, message.sessionId);
+    await this.messages.add(manager, tenantId, message, SCORED_MESSAGES_MAX);
+    const visitor = await this.messages.latest(manager, tenantId, message.sessionId, SCORED_MESSAGES_MAX);
 
     // Details the lead already holds (the widget's identify call or lead form) still count.
-    const existing = await this.leads.find(manager, tenantId, data.session_id);
+    const existing = await this.leads.find(manager, tenantId, message.sessionId);
     const s = await this.scorer.score(
       visitor.map((m) => m.content),
       { hot: this.config.hotThreshold, warm: this.config.warmThreshold },
@@ -68,9 +95,9 @@ export class TurnCompletedHandler implements EventHandler {
 
     const lead = await this.leads.upsert(manager, {
       tenantId,
-      chatbotId: data.chatbot_id ?? all.find((m) => m.chatbot_id)?.chatbot_id ?? null,
-      sessionId: data.session_id,
-      channel: data.channel || all[0]?.channel || 'api',
+      chatbotId: data.chatbot_id ?? visitor.find((m) => m.chatbotId)?.chatbotId ?? null,
+      sessionId: message.sessionId,
+      channel: data.channel || visitor[0].channel,
       name: s.name,
       email: s.email,
       phone: s.phone,
@@ -83,7 +110,7 @@ export class TurnCompletedHandler implements EventHandler {
       qualification: Object.keys(s.qualification).length ? s.qualification : null,
       capturedVia: s.capturedVia,
       confidence: s.confidence,
-      scoredMessageId: visitor[visitor.length - 1].id,
+      scoredMessageId: visitor[visitor.length - 1].messageId,
     });
     if (lead.chatbot_id && (await this.leads.markAnnounced(manager, lead.id))) {
       await this.outbox.add(manager, 'lead.created', tenantId, leadCreatedPayload(lead as LeadRow & { chatbot_id: string }));

@@ -1,16 +1,16 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { CallerContext, ChatMessageView, EventEnvelope, LeadView } from '@sa/contracts';
+import { CallerContext, EventEnvelope, LeadView } from '@sa/contracts';
 import { dataSourceOptions } from '@sa/db';
 import { DomainError } from '@sa/errors';
 import { Outbox } from '@sa/events';
 // Test-only dependency.
-import { createTestDatabase } from '@sa/testing';
+import { chatTurnCompleted, createTestDatabase } from '@sa/testing';
 import { LeadsRepository } from './leads.repository';
-import { SessionMessages } from './session-messages';
 import { TurnCompletedHandler } from './turn-completed.handler';
 import { VisitorLeadsService } from './visitor-leads.service';
+import { VisitorMessagesRepository } from './visitor-messages.repository';
 
 // The widget's identify call and lead form (leads.visitor.identify, leads.lead.capture) against the
 // real PostgreSQL: the session's one lead, lead.created in the outbox once, external_user_id kept
@@ -18,44 +18,18 @@ import { VisitorLeadsService } from './visitor-leads.service';
 
 const THRESHOLDS = { hotThreshold: 70, warmThreshold: 40 };
 
-class FakeMessages implements SessionMessages {
-  readonly sessions = new Map<string, ChatMessageView[]>();
-
-  say(tenantId: string, sessionId: string, chatbotId: string, content: string): EventEnvelope<'chat.turn.completed'> {
-    const key = `${tenantId}/${sessionId}`;
-    const list = this.sessions.get(key) ?? [];
-    const base = { tenant_id: tenantId, chatbot_id: chatbotId, session_id: sessionId, feedback: null, source_urls: null, channel: 'widget', provider_message_id: null, created_at: new Date().toISOString() };
-    const user: ChatMessageView = { ...base, id: randomUUID(), role: 'user', content };
-    const assistant: ChatMessageView = { ...base, id: randomUUID(), role: 'assistant', content: 'Thanks.' };
-    list.push(user, assistant);
-    this.sessions.set(key, list);
-    return {
-      id: randomUUID(),
-      type: 'chat.turn.completed',
-      tenant_id: tenantId,
-      occurred_at: new Date().toISOString(),
-      data: { session_id: sessionId, chatbot_id: chatbotId, channel: 'widget', user_message_id: user.id, assistant_message_id: assistant.id, language: 'en', unanswered: false },
-    };
-  }
-
-  async of(tenantId: string, sessionId: string): Promise<ChatMessageView[]> {
-    return this.sessions.get(`${tenantId}/${sessionId}`) ?? [];
-  }
-}
-
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
 let ds: DataSource;
 let repo: LeadsRepository;
 let service: VisitorLeadsService;
 let turns: TurnCompletedHandler;
-const fake = new FakeMessages();
 
 beforeAll(async () => {
   db = await createTestDatabase('sa_leads_widget');
   ds = await new DataSource(dataSourceOptions({ url: db.url, applicationName: 'leads-widget-int', poolSize: 5 })).initialize();
   repo = new LeadsRepository(ds);
   service = new VisitorLeadsService(repo, new Outbox('leads'), THRESHOLDS);
-  turns = new TurnCompletedHandler(repo, new Outbox('leads'), fake, THRESHOLDS);
+  turns = new TurnCompletedHandler(repo, new Outbox('leads'), new VisitorMessagesRepository(), THRESHOLDS, { warn: () => undefined });
 });
 
 afterAll(async () => {
@@ -154,7 +128,7 @@ describe('leads.visitor.identify', () => {
     await service.identify({ chatbotId: bot, sessionId: 'w-2', externalUserId: 'ext-7', email: 'kim@gmail.com' }, ctx);
     const identified = (await leadsOf(tenantId))[0];
 
-    const turn = fake.say(tenantId, 'w-2', bot, 'How much is the premium plan? I want to buy it');
+    const turn = chatTurnCompleted(tenantId, 'w-2', 'How much is the premium plan? I want to buy it', { chatbotId: bot, channel: 'widget' });
     await ds.transaction((m) => turns.handle(turn, m));
 
     const leads = await leadsOf(tenantId);
@@ -167,7 +141,7 @@ describe('leads.visitor.identify', () => {
 
   it('identify on a conversational lead keeps captured_via and announces nothing new', async () => {
     const [tenantId, bot] = [randomUUID(), randomUUID()];
-    await ds.transaction((m) => turns.handle(fake.say(tenantId, 'w-3', bot, 'I want to buy, mail me at joe@initech.com'), m));
+    await ds.transaction((m) => turns.handle(chatTurnCompleted(tenantId, 'w-3', 'I want to buy, mail me at joe@initech.com', { chatbotId: bot, channel: 'widget' }), m));
     await service.identify({ chatbotId: bot, sessionId: 'w-3', externalUserId: 'joe' }, widgetCtx(tenantId, bot));
     const [lead] = await leadsOf(tenantId);
     expect(lead).toEqual(expect.objectContaining({ captured_via: 'conversational', external_user_id: 'joe', email: 'joe@initech.com' }));
@@ -215,7 +189,7 @@ describe('leads.lead.capture', () => {
 
   it('a form after a conversational lead makes it form, without a second lead.created', async () => {
     const [tenantId, bot] = [randomUUID(), randomUUID()];
-    await ds.transaction((m) => turns.handle(fake.say(tenantId, 'w-5', bot, 'I want to order 20 licences, email ops@initech.com, urgent'), m));
+    await ds.transaction((m) => turns.handle(chatTurnCompleted(tenantId, 'w-5', 'I want to order 20 licences, email ops@initech.com, urgent', { chatbotId: bot, channel: 'widget' }), m));
     const [chat] = await leadsOf(tenantId);
     expect(chat.captured_via).toBe('conversational');
 
@@ -226,7 +200,7 @@ describe('leads.lead.capture', () => {
     expect(await createdEvents(tenantId)).toHaveLength(1);
 
     // A later turn keeps it form.
-    await ds.transaction((m) => turns.handle(fake.say(tenantId, 'w-5', bot, 'Thanks!'), m));
+    await ds.transaction((m) => turns.handle(chatTurnCompleted(tenantId, 'w-5', 'Thanks!', { chatbotId: bot, channel: 'widget' }), m));
     expect((await leadsOf(tenantId))[0]).toEqual(expect.objectContaining({ captured_via: 'form', phone: '02079460958' }));
   });
 

@@ -1,43 +1,12 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { parseConfig } from '@sa/config';
+// Test-only dependency.
+import { type SeenRequest, startFakeModelServer } from '@sa/testing';
 import { scoreSession } from './lead-scorer';
 import { createLeadScorer, ModelScorer, RuleScorer, type SessionScorer } from './model-scorer';
 import { leadsModelConfig } from './model-scorer.config';
 
-/** What the fake model server saw of one request. */
-interface Seen {
-  path: string;
-  authorization: string | undefined;
-  body: Record<string, unknown>;
-}
-
-type Handler = (seen: Seen, res: ServerResponse) => void;
-
-/** A local HTTP server speaking whatever `handle` writes. */
-async function fakeServer(handle: Handler): Promise<{ url: string; seen: Seen[]; close: () => Promise<void> }> {
-  const seen: Seen[] = [];
-  const server: Server = createServer((req: IncomingMessage, res) => {
-    const parts: Buffer[] = [];
-    req.on('data', (p: Buffer) => parts.push(p));
-    req.on('end', () => {
-      const s: Seen = { path: req.url ?? '', authorization: req.headers.authorization, body: JSON.parse(Buffer.concat(parts).toString('utf8') || '{}') };
-      seen.push(s);
-      handle(s, res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    seen,
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
+type Handler = (seen: SeenRequest, res: ServerResponse) => void;
 
 /**
  * The OpenAI chat-completions wire format, non-streaming, answering what the request asks for:
@@ -103,7 +72,7 @@ describe('model lead scorer against local servers', () => {
     await Promise.all(closers.splice(0).map((c) => c()));
   });
   const start = async (handle: Handler) => {
-    const server = await fakeServer(handle);
+    const server = await startFakeModelServer(handle);
     closers.push(server.close);
     return server;
   };

@@ -4,6 +4,7 @@ import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { Runnable } from '@langchain/core/runnables';
 import { ChatOllama } from '@langchain/ollama';
 import { ChatOpenAICompletions } from '@langchain/openai';
+import { describeModel, modelErrorMessage, modelErrorStatus, openAiClientOptions } from '@sa/llm-config';
 import { bandOf, DEFAULT_THRESHOLDS, findEmail, findPhone, type KnownDetails, type LeadScore, normalisePhone, scoreSession, type ScoringThresholds } from './lead-scorer';
 import { IntentCategory } from './lexicon';
 import type { LeadsModelConfig } from './model-scorer.config';
@@ -197,17 +198,6 @@ export function mergeAssessment(raw: RawAssessment, rules: LeadScore, userMessag
   };
 }
 
-/** The error's message followed by its causes. */
-function messageOf(err: unknown): string {
-  const parts: string[] = [];
-  let e: unknown = err;
-  for (let depth = 0; e && depth < 4; depth++) {
-    parts.push(e instanceof Error ? e.message : String(e));
-    e = e instanceof Error ? e.cause : undefined;
-  }
-  return parts.join('; ') || 'unknown error';
-}
-
 export interface ModelScorerOptions {
   /** Bounds the whole model call. */
   timeoutMs: number;
@@ -238,9 +228,8 @@ export class ModelScorer implements SessionScorer {
       if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new Error(`the model's answer is not an object (${JSON.stringify(raw)?.slice(0, 200)})`);
       return mergeAssessment(raw, rules, userMessages, thresholds, known);
     } catch (err) {
-      const status = (err as { status?: unknown; status_code?: unknown } | null)?.status ?? (err as { status_code?: unknown } | null)?.status_code;
       this.logger.warn(
-        { err: messageOf(err), status: typeof status === 'number' ? status : undefined, model: this.options.describe },
+        { err: modelErrorMessage(err), status: modelErrorStatus(err), model: this.options.describe },
         `lead scoring model failed (${this.options.describe}); scored by the rules`,
       );
       return rules;
@@ -250,24 +239,14 @@ export class ModelScorer implements SessionScorer {
 
 /** The configured chat model for lead scoring, or null for LEADS_MODEL_PROVIDER=rules (the default). */
 export function createScoringModel(config: LeadsModelConfig): { model: BaseChatModel; describe: string } | null {
-  if (config.leadsModelProvider === 'rules') return null;
-  const name = config.leadsModelName!; // required for model providers by the config
-  if (config.leadsModelProvider === 'openai') {
-    const baseUrl = config.leadsModelBaseUrl ?? 'https://api.openai.com/v1';
-    // The Chat Completions wire format, always (OpenAI-compatible servers do not speak Responses).
-    const model = new ChatOpenAICompletions({
-      model: name,
-      // A self-hosted server without auth still needs some key; never a stray OPENAI_API_KEY.
-      apiKey: config.leadsModelApiKey ?? 'unused',
-      temperature: 0,
-      timeout: config.leadsModelTimeoutMs,
-      maxRetries: config.leadsModelMaxRetries,
-      configuration: { baseURL: baseUrl },
-    });
-    return { model, describe: `openai (model ${name} at ${baseUrl})` };
-  }
-  const model = new ChatOllama({ model: name, baseUrl: config.ollamaBaseUrl, temperature: 0, maxRetries: config.leadsModelMaxRetries });
-  return { model, describe: `ollama (model ${name} at ${config.ollamaBaseUrl})` };
+  const settings = config.leadsModel;
+  if (settings.provider === 'rules') return null;
+  const model =
+    settings.provider === 'openai'
+      ? // The Chat Completions wire format, always (OpenAI-compatible servers do not speak Responses).
+        new ChatOpenAICompletions({ ...openAiClientOptions(settings), temperature: 0 })
+      : new ChatOllama({ model: settings.model, baseUrl: settings.ollamaBaseUrl, temperature: 0, maxRetries: settings.maxRetries });
+  return { model, describe: describeModel(settings) };
 }
 
 /** The model scorer when a model is configured, else the rules. */
@@ -275,7 +254,7 @@ export function createLeadScorer(config: LeadsModelConfig, logger: ScorerLogger)
   const built = createScoringModel(config);
   if (!built) return new RuleScorer();
   return new ModelScorer(built.model, logger, {
-    timeoutMs: config.leadsModelTimeoutMs,
+    timeoutMs: config.leadsModel.timeoutMs,
     describe: built.describe,
     method: config.leadsModelMethod === 'auto' ? undefined : config.leadsModelMethod,
   });

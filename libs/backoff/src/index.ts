@@ -1,0 +1,1 @@
+export { backoffMs, type BackoffOptions } from './backoff';

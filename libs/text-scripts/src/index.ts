@@ -1,0 +1,1 @@
+export { NO_SPACE_SCRIPT_RANGES, hasNoSpaceScript, scriptBigrams, scriptBigramsFunctionSql } from './no-space-scripts';
