@@ -274,5 +274,18 @@ describe('bookings: visitor e-mails over SMTP (mini system with SMTP_URL)', () =
     expect(unfold(bert[0]!.raw)).toContain('15:30');
     expect(unfold(bert[2]!.raw)).toContain('The shop is closed for inventory');
     expect(received).toHaveLength(4);
+
+    // Operators see the same outbox through the admin CLI, which asks the bookings service (bookings.email.list).
+    const listed = await waitFor(
+      async () => (await admin<{ data: { booking_id: string; kind: string; to: string; status: string }[] }>(['mail', 'list', '--workspace', ws.id], mini.databaseUrl, mini.env['NATS_URL'])).data,
+      (d) => d.length === 4 && d.every((m) => m.status === 'sent'),
+      10000,
+    );
+    expect(listed.map((m) => [m.booking_id, m.kind, m.to])).toEqual([
+      [bk.id, 'cancel', 'bert@example.com'],
+      [bk.id, 'reschedule', 'bert@example.com'],
+      [bk.id, 'confirm', 'bert@example.com'],
+      [rej.id, 'reject', 'rita@example.com'],
+    ]);
   });
 });

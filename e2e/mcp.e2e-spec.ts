@@ -1,4 +1,5 @@
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { Client } from 'pg';
 import { admin } from './support/admin';
 import { request } from './support/api';
 import { freePort } from './support/infra';
@@ -380,7 +381,8 @@ describe('MCP server (Streamable HTTP, protocol 2025-11-25)', () => {
 
     beforeAll(async () => {
       const port = await freePort();
-      replica = spawnApp('mcp', { MCP_PORT: String(port) });
+      // The MCP server owns no data: this replica is given no database it could reach.
+      replica = spawnApp('mcp', { MCP_PORT: String(port), DATABASE_URL: `postgres://nobody@127.0.0.1:${await freePort()}/nowhere` });
       replicaUrl = `http://127.0.0.1:${port}/mcp`;
       await waitFor(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status).catch(() => 0), (st) => st === 200, 30000);
     });
@@ -403,6 +405,24 @@ describe('MCP server (Streamable HTTP, protocol 2025-11-25)', () => {
       for (let i = 0; i < 4; i++) expect(errorOf(await session.call('list_bots'))).toBeUndefined();
       expect(hits[0]).toBeGreaterThanOrEqual(3);
       expect(hits[1]).toBeGreaterThanOrEqual(3);
+    });
+
+    it('holds no PostgreSQL connection, and hears a revocation at once on every replica (relayed by the gateway)', async () => {
+      const db = new Client({ connectionString: s.databaseUrl });
+      await db.connect();
+      try {
+        const { rows } = await db.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'mcp%'`);
+        expect(rows[0].n).toBe(0);
+      } finally {
+        await db.end();
+      }
+      const t = await newToken(a.id, ['--scopes', 'all']);
+      for (const url of [s.mcpUrl, replicaUrl]) expect((await mcpPost(INITIALIZE, { authorization: `Bearer ${t.token}` }, url)).status).toBe(200);
+      await admin(['token', 'revoke', '--id', t.id]);
+      for (const url of [s.mcpUrl, replicaUrl]) {
+        const res = await waitFor(() => mcpPost(INITIALIZE, { authorization: `Bearer ${t.token}` }, url), (r) => r.status === 401, 3000, 50);
+        expect(JSON.parse(res.text)).toEqual(expect.objectContaining({ code: 'unauthorized' }));
+      }
     });
   });
 });

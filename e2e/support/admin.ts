@@ -8,8 +8,11 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the real admin CLI (compiled) against the e2e database, with the system's outbound policy (webhook URLs). */
-export function runAdmin(args: string[], databaseUrl?: string): Promise<CliResult> {
+/**
+ * Runs the real admin CLI (compiled) against the e2e database and NATS (bot ids and e-mails are
+ * asked of the running services), with the system's outbound policy (webhook URLs).
+ */
+export function runAdmin(args: string[], databaseUrl?: string, natsUrl?: string): Promise<CliResult> {
   const s = e2eState();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(s.root, 'dist', 'tools', 'admin', 'main.js'), ...args], {
@@ -17,6 +20,7 @@ export function runAdmin(args: string[], databaseUrl?: string): Promise<CliResul
         PATH: process.env['PATH'],
         ...Object.fromEntries(Object.entries(s.env).filter(([k]) => k.startsWith('OUTBOUND_') || k.startsWith('WEBHOOK_'))),
         DATABASE_URL: databaseUrl ?? s.databaseUrl,
+        NATS_URL: natsUrl ?? s.natsUrl,
       },
     });
     let stdout = '';
@@ -28,8 +32,8 @@ export function runAdmin(args: string[], databaseUrl?: string): Promise<CliResul
   });
 }
 
-export async function admin<T = Record<string, unknown>>(args: string[], databaseUrl?: string): Promise<T> {
-  const r = await runAdmin(args, databaseUrl);
+export async function admin<T = Record<string, unknown>>(args: string[], databaseUrl?: string, natsUrl?: string): Promise<T> {
+  const r = await runAdmin(args, databaseUrl, natsUrl);
   if (r.code !== 0) throw new Error(`admin ${args.join(' ')} failed (${r.code}): ${r.stderr}`);
   return JSON.parse(r.stdout) as T;
 }

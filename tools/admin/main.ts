@@ -1,12 +1,12 @@
 import 'reflect-metadata';
 import pino from 'pino';
-import { DEFAULT_DATABASE_URL } from '@sa/config';
+import { DEFAULT_DATABASE_URL, DEFAULT_NATS_URL } from '@sa/config';
 import { BillingStatus, Plan, TierSlots, WEBHOOK_EVENT_TYPES } from '@sa/contracts';
-import { createDataSource } from '@sa/db';
+import { DomainError } from '@sa/errors';
 import { createLogger } from '@sa/logging';
-import { AdminInputError, IDENTITY_ENTITIES, IdentityAdmin, WorkspaceChanges, WorkspaceEntity } from '@sa/identity';
+import { AdminInputError, IdentityAdmin, WorkspaceChanges, WorkspaceEntity } from '@sa/identity';
 import { WebhookAdmin, WebhookInputError } from '@sa/webhook-registry';
-import { listMail } from './outbox-mail';
+import { AdminConnections, adminTargets, botDirectory, listMail, webhookDirectory } from './operator';
 import { ParsedArgs, UsageError, parseArgs, rejectLeftovers, requireString, takeBool, takeInt, takeList, takeString } from './args';
 import {
   DEFAULT_DELIVERIES_LIMIT,
@@ -36,8 +36,11 @@ const USAGE = `Usage: npm run -s admin -- <command> [options]   (JSON on stdout)
   webhook deliveries --webhook ID [--limit N (1-${MAX_DELIVERIES_LIMIT}, default ${DEFAULT_DELIVERIES_LIMIT})] [--status ${DELIVERY_STATUSES.join('|')}]
   webhook redeliver --delivery ID [--wait SECONDS (default ${DEFAULT_REDELIVER_WAIT_SECONDS}; 0: do not wait for the result)]
 
-Environment: DATABASE_URL (default ${DEFAULT_DATABASE_URL}); for webhook commands also
-WEBHOOK_SECRET_KEY (32 bytes, 64 hex characters or base64: signing secrets are stored encrypted with it;
+Environment: each service's data is reached as its owner reaches it:
+GATEWAY_DATABASE_URL (workspaces and tokens) and DISPATCHER_DATABASE_URL (webhooks), both
+defaulting to DATABASE_URL (default ${DEFAULT_DATABASE_URL}); NATS_URL (default ${DEFAULT_NATS_URL})
+for what running services answer: bot ids (token create --bots, webhook create --bot) and mail list.
+For webhook commands also WEBHOOK_SECRET_KEY (32 bytes, 64 hex characters or base64: signing secrets are stored encrypted with it;
 required with NODE_ENV=production, else the key in WEBHOOK_SECRET_KEY_FILE, .data/webhook-secret-key,
 the one npm start uses),
 WEBHOOK_MAX_PER_WORKSPACE (default 20), OUTBOUND_ALLOWED_PORTS and OUTBOUND_ALLOW_CIDRS.`;
@@ -103,9 +106,9 @@ async function run(argv: string[]): Promise<unknown> {
   const webhookOptions = group === 'webhook' ? webhookAdminOptions() : undefined;
   // Stdout is the command's JSON result: TypeORM's log lines (failed queries) go to stderr.
   const logger = createLogger('admin-cli', { destination: pino.destination(2) });
-  const ds = await createDataSource({ url: process.env['DATABASE_URL'] || DEFAULT_DATABASE_URL, applicationName: 'admin-cli', entities: IDENTITY_ENTITIES, poolSize: 2, logger });
-  const admin = new IdentityAdmin(ds);
-  const webhooks = () => new WebhookAdmin(ds, webhookOptions ?? webhookAdminOptions());
+  const connections = new AdminConnections(adminTargets(), logger);
+  const identity = async () => new IdentityAdmin(await connections.identity(), botDirectory(connections));
+  const webhooks = async () => new WebhookAdmin(await connections.webhooks(), webhookOptions ?? webhookAdminOptions(), webhookDirectory(connections));
   try {
     switch (command) {
       case 'workspace create': {
@@ -113,18 +116,18 @@ async function run(argv: string[]): Promise<unknown> {
         if (!changes.name) throw new UsageError('--name is required');
         if (!changes.plan) throw new UsageError('--plan is required');
         rejectLeftovers(args);
-        return workspaceJson(await admin.createWorkspace({ ...changes, name: changes.name, plan: changes.plan }));
+        return workspaceJson(await (await identity()).createWorkspace({ ...changes, name: changes.name, plan: changes.plan }));
       }
       case 'workspace update': {
         const id = requireString(args, 'id');
         const changes = workspaceChanges(args);
         rejectLeftovers(args);
-        return workspaceJson(await admin.updateWorkspace(id, changes));
+        return workspaceJson(await (await identity()).updateWorkspace(id, changes));
       }
       case 'workspace show': {
         const id = requireString(args, 'id');
         rejectLeftovers(args);
-        const w = await admin.getWorkspace(id);
+        const w = await (await identity()).getWorkspace(id);
         if (!w) throw new AdminInputError(`no workspace with id ${id}`);
         return workspaceJson(w);
       }
@@ -139,24 +142,24 @@ async function run(argv: string[]): Promise<unknown> {
           name: takeString(args, 'name'),
         };
         rejectLeftovers(args);
-        const created = await admin.createToken(input);
+        const created = await (await identity()).createToken(input);
         const { id, ...summary } = created.summary;
         return { id, token: created.token, ...summary };
       }
       case 'token revoke': {
         const id = requireString(args, 'id');
         rejectLeftovers(args);
-        return await admin.revokeToken(id);
+        return await (await identity()).revokeToken(id);
       }
       case 'mail list': {
         const workspaceId = requireString(args, 'workspace');
         rejectLeftovers(args);
-        return { data: await listMail(ds, { workspaceId }) };
+        return { data: await listMail(connections, workspaceId) };
       }
       case 'token list': {
         const workspaceId = requireString(args, 'workspace');
         rejectLeftovers(args);
-        return { data: await admin.listTokens(workspaceId) };
+        return { data: await (await identity()).listTokens(workspaceId) };
       }
       case 'webhook create': {
         const input = {
@@ -166,18 +169,18 @@ async function run(argv: string[]): Promise<unknown> {
           botId: takeString(args, 'bot') ?? null,
         };
         rejectLeftovers(args);
-        return await webhooks().create(input);
+        return await (await webhooks()).create(input);
       }
       case 'webhook list': {
         const workspaceId = requireString(args, 'workspace');
         rejectLeftovers(args);
-        return { data: await webhooks().list(workspaceId) };
+        return { data: await (await webhooks()).list(workspaceId) };
       }
       case 'webhook delete': {
         const id = requireString(args, 'id');
         const workspaceId = takeString(args, 'workspace');
         rejectLeftovers(args);
-        return await webhooks().delete(id, workspaceId);
+        return await (await webhooks()).delete(id, workspaceId);
       }
       case 'webhook deliveries': {
         const webhookId = requireString(args, 'webhook');
@@ -186,19 +189,19 @@ async function run(argv: string[]): Promise<unknown> {
         const status = takeString(args, 'status');
         if (status !== undefined && !isDeliveryStatus(status)) throw new UsageError(`--status must be one of ${DELIVERY_STATUSES.join(', ')} (got "${status}")`);
         rejectLeftovers(args);
-        return { data: await webhooks().deliveries(webhookId, { limit, status }) };
+        return { data: await (await webhooks()).deliveries(webhookId, { limit, status }) };
       }
       case 'webhook redeliver': {
         const id = requireString(args, 'delivery');
         const waitSeconds = takeInt(args, 'wait') ?? DEFAULT_REDELIVER_WAIT_SECONDS;
         rejectLeftovers(args);
-        return await redeliverAndWait(webhooks(), id, waitSeconds * 1000);
+        return await redeliverAndWait(await webhooks(), id, waitSeconds * 1000);
       }
       default:
         throw new UsageError(`unknown command "${command}"`);
     }
   } finally {
-    await ds.destroy();
+    await connections.close();
   }
 }
 
@@ -211,7 +214,7 @@ run(process.argv.slice(2))
       process.stderr.write(`${err.message ? `error: ${err.message}\n\n` : ''}${USAGE}\n`);
       process.exit(2);
     }
-    if (err instanceof AdminInputError || err instanceof WebhookInputError) {
+    if (err instanceof AdminInputError || err instanceof WebhookInputError || err instanceof DomainError) {
       process.stderr.write(`error: ${err.message}\n`);
       process.exit(1);
     }

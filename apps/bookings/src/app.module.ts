@@ -8,6 +8,7 @@ import { BookingsHandler } from './bookings/bookings.handler';
 import { BookingsRepository } from './bookings/bookings.repository';
 import { BookingsService } from './bookings/bookings.service';
 import { BOOKINGS_CONFIG, BOOKINGS_LOGGER, MAIL_TRANSPORT, loadBookingsConfig } from './config/bookings.config';
+import { MailHandler } from './mail/mail.handler';
 import { MailRepository } from './mail/mail.repository';
 import { smtpTransport } from './mail/mail.transport';
 import { MailWorker } from './mail/mail.worker';
@@ -22,7 +23,7 @@ const config = loadBookingsConfig();
     OpsModule.forService('bookings', config),
     EventsModule.forService({ schema: 'bookings', natsUrl: config.natsUrl, stream: { name: config.eventsStream, subjectPrefix: config.eventsSubjectPrefix }, relay: true }),
   ],
-  controllers: [BookingsHandler],
+  controllers: [BookingsHandler, MailHandler],
   providers: [
     { provide: BOOKINGS_CONFIG, useValue: config },
     { provide: BOOKINGS_LOGGER, useValue: createLogger('bookings', { level: config.logLevel }) },

@@ -1,6 +1,8 @@
 import 'reflect-metadata';
+import { MicroserviceOptions } from '@nestjs/microservices';
 import { createEdgeApp, serveHttp } from '@sa/edge';
 import { createLogger } from '@sa/logging';
+import { DrainingNatsServer } from '@sa/messaging';
 import { AppModule } from './app.module';
 import { loadGatewayConfig } from './config/gateway.config';
 import { WIDGET_ROUTES } from './widget/widget-access';
@@ -13,6 +15,16 @@ async function bootstrap(): Promise<void> {
   const cors = { paths: ['/v1'], allowHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'] };
   const app = await createEdgeApp(AppModule.forRoot(config, logger), config, logger, cors);
   countWidgetRefusals(app.getHttpAdapter().getInstance(), WIDGET_ROUTES);
+  // The owner of schema `identity` answers identity.* for the processes that do not own it (MCP,
+  // the webhook dispatcher), in the NATS queue group `gateway`.
+  app.connectMicroservice<MicroserviceOptions>({
+    strategy: new DrainingNatsServer(
+      { servers: [config.natsUrl], queue: 'gateway', name: `gateway-${process.pid}`, maxReconnectAttempts: -1, reconnectTimeWait: 500 },
+      config.shutdownGraceMs,
+      logger,
+    ),
+  });
+  await app.startAllMicroservices();
   await serveHttp(app, { port: config.port, host: config.host, graceMs: config.shutdownGraceMs, logger });
   logger.info({ url: `http://${config.host}:${config.port}/v1` }, 'gateway listening');
 }

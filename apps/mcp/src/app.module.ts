@@ -1,12 +1,9 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
-import { getDataSourceToken } from '@nestjs/typeorm';
 import type { NatsConnection } from 'nats';
 import type { Logger } from 'pino';
-import { DataSource } from 'typeorm';
-import { DatabaseModule } from '@sa/db';
 import { EdgeAuthLifecycle, EdgeAuthenticator, EdgeGate, HttpErrorFilter, RateLimiter, createAuthenticator, createRateLimiter, createTokenVerifier } from '@sa/edge';
-import { IDENTITY_ENTITIES, TokenVerifier } from '@sa/identity';
+import { NatsIdentityFeed, NatsIdentitySource, TokenVerifier } from '@sa/identity';
 import { MessagingModule, NATS_CONNECTION, RpcClient } from '@sa/messaging';
 import { OpsModule } from '@sa/ops';
 import { MCP_CONFIG, MCP_LOGGER, McpConfig } from './config/mcp.config';
@@ -17,14 +14,16 @@ import { ToolServerFactory } from './tools/tool-server';
 const RATE_LIMITER = Symbol('RATE_LIMITER');
 const ANONYMOUS_RATE_LIMITER = Symbol('ANONYMOUS_RATE_LIMITER');
 
-/** The MCP server (spec part 1 and part 4): identity from the shared database, tools over NATS. */
+/**
+ * The MCP server (spec part 1 and part 4): no database of its own; identity from the gateway (its
+ * owner) and tools over NATS.
+ */
 @Module({})
 export class AppModule {
   static forRoot(config: McpConfig, logger: Logger): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        DatabaseModule.forRoot({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'mcp', entities: IDENTITY_ENTITIES }),
         MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'mcp', connectionName: 'mcp' }),
         OpsModule.forService('mcp', config),
       ],
@@ -33,7 +32,11 @@ export class AppModule {
         { provide: MCP_CONFIG, useValue: config },
         { provide: MCP_LOGGER, useValue: logger },
         { provide: APP_FILTER, useValue: new HttpErrorFilter(logger) },
-        { provide: TokenVerifier, inject: [getDataSourceToken()], useFactory: (ds: DataSource) => createTokenVerifier(ds, config, logger, 'mcp') },
+        {
+          provide: TokenVerifier,
+          inject: [RpcClient, NATS_CONNECTION],
+          useFactory: (rpc: RpcClient, nc: NatsConnection) => createTokenVerifier(new NatsIdentitySource(rpc), new NatsIdentityFeed(nc, logger), config, logger),
+        },
         { provide: RATE_LIMITER, useFactory: () => createRateLimiter(config, logger, config.rateLimitRequests, config.rateLimitWindowSeconds) },
         { provide: ANONYMOUS_RATE_LIMITER, useFactory: () => createRateLimiter(config, logger, config.anonymousRateLimitRequests, config.anonymousRateLimitWindowSeconds) },
         {

@@ -1,15 +1,15 @@
 import { Module } from '@nestjs/common';
-import { getDataSourceToken } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import type { NatsConnection } from 'nats';
 import { WEBHOOK_EVENT_TYPES } from '@sa/contracts';
 import { DatabaseModule } from '@sa/db';
 import { EventsModule, provideEventConsumer } from '@sa/events';
 import { createLogger } from '@sa/logging';
 import { OpsModule } from '@sa/ops';
-import { MessagingModule } from '@sa/messaging';
+import { MessagingModule, NATS_CONNECTION, RpcClient } from '@sa/messaging';
 import { outboundPolicyFromEnv } from '@sa/net-guard';
+import { NatsIdentityFeed, NatsIdentitySource } from '@sa/identity';
 import { SecretBox } from '@sa/webhook-registry';
-import { DISPATCHER_CONFIG, DISPATCHER_LOGGER, DISPATCHER_POLICY, WebhookDispatcherConfig, loadWebhookDispatcherConfig } from './config/webhook-dispatcher.config';
+import { DISPATCHER_CONFIG, DISPATCHER_LOGGER, DISPATCHER_POLICY, loadWebhookDispatcherConfig } from './config/webhook-dispatcher.config';
 import { DeliveriesRepository } from './delivery/deliveries.repository';
 import { DeliveryEngine, SECRET_BOX } from './delivery/delivery-engine';
 import { DispatchHandler } from './delivery/dispatch.handler';
@@ -43,10 +43,11 @@ const config = loadWebhookDispatcherConfig();
     // Webhook requests never follow redirects; the timeout is the delivery timeout.
     { provide: DISPATCHER_POLICY, useFactory: () => ({ ...outboundPolicyFromEnv(), timeoutMs: config.timeoutMs, maxRedirects: 0 }) },
     { provide: SECRET_BOX, useValue: new SecretBox(config.secretKey.key) },
+    // Workspace plans are the gateway's data (schema `identity`): asked over NATS, changes heard from it.
     {
       provide: WorkspaceEntitlements,
-      inject: [getDataSourceToken(), DISPATCHER_CONFIG, DISPATCHER_LOGGER],
-      useFactory: (ds: DataSource, c: WebhookDispatcherConfig, logger) => new WorkspaceEntitlements(ds, c.databaseUrl, logger),
+      inject: [RpcClient, NATS_CONNECTION, DISPATCHER_LOGGER],
+      useFactory: (rpc: RpcClient, nc: NatsConnection, logger) => new WorkspaceEntitlements(new NatsIdentitySource(rpc), new NatsIdentityFeed(nc, logger), logger),
     },
     DeliveriesRepository,
     DeliveryEngine,

@@ -1,3 +1,4 @@
+export * from './booking-mail';
 export * from './bookings';
 export * from './bots';
 export * from './chat';
@@ -5,6 +6,7 @@ export * from './context';
 export * from './errors';
 export * from './events';
 export * from './health';
+export * from './identity';
 export * from './knowledge';
 export * from './leads';
 export * from './plans';

@@ -1,3 +1,4 @@
+import { EmailView, ListEmailsRequest } from './booking-mail';
 import { BookingIdRequest, BookingView, CreateBookingRequest, ListBookingsRequest, UpdateBookingRequest } from './bookings';
 import { BotView, CreateBotRequest, CreatedBotView, ListBotsRequest } from './bots';
 import { LeadView, ListLeadsRequest } from './leads';
@@ -17,6 +18,7 @@ import {
 } from './widget';
 import { AnalyticsRequest, AnalyticsView, ChatMessageView, ChatTurnRequest, ChatTurnStarted, ConversationMessagesRequest, ConversationView, ListConversationsRequest } from './chat';
 import { HealthPing, HealthReply } from './health';
+import { RecordTokenUseReply, RecordTokenUseRequest, VerifyTokenReply, VerifyTokenRequest, WorkspaceFactsReply, WorkspaceFactsRequest } from './identity';
 import { BotSummary, CheckBotsReply, CheckBotsRequest, IngestKbRequest, KbDocumentView, KbIngestAccepted, ListKbRequest, PassageView, SearchKnowledgeRequest } from './knowledge';
 
 /** The seven services behind the gateway, each a NATS queue group of its own name. */
@@ -76,6 +78,11 @@ export const RPC = {
   'leads.lead.capture': rpc<LeadFormRequest, LeadView>(LeadFormRequest),
   'chat.widget-session.create': rpc<WidgetSessionRequest, WidgetSessionView>(WidgetSessionRequest),
   'chat.widget-session.check': rpc<WidgetSessionCheckRequest, WidgetSessionCheck>(WidgetSessionCheckRequest),
+  'bookings.email.list': rpc<ListEmailsRequest, EmailView[]>(ListEmailsRequest),
+  // Answered by the gateway (queue group `gateway`), owner of schema `identity`; see identity.ts.
+  'identity.token.verify': rpc<VerifyTokenRequest, VerifyTokenReply>(VerifyTokenRequest, false),
+  'identity.token.touch': rpc<RecordTokenUseRequest, RecordTokenUseReply>(RecordTokenUseRequest, false),
+  'identity.workspace.get': rpc<WorkspaceFactsRequest, WorkspaceFactsReply>(WorkspaceFactsRequest, false),
 } as const;
 
 export type RpcSubject = keyof typeof RPC;

@@ -32,6 +32,9 @@ export function dataSourceOptions(opts: DbOptions): DataSourceOptions {
     synchronize: false,
     migrationsRun: false,
     uuidExtension: 'pgcrypto',
+    // Nothing needs an extension (gen_random_uuid is built into PostgreSQL 13+), and a service's
+    // role may not create one: TypeORM would log a warning at every connection.
+    installExtensions: false,
     applicationName: opts.applicationName,
     extra: { max: opts.poolSize ?? 10, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30000 },
     logger: new PinoQueryLogger(opts.logger ?? (() => createLogger(opts.applicationName))),

@@ -1,9 +1,8 @@
 import type { BeforeApplicationShutdown, OnApplicationBootstrap } from '@nestjs/common';
 import type { Logger } from 'pino';
-import type { DataSource } from 'typeorm';
 import { MAX_JSON_DEPTH, Plan } from '@sa/contracts';
 import { env } from '@sa/config';
-import { PlanLimit, TokenVerifier, mergePlanLimits } from '@sa/identity';
+import { IdentityChangeFeed, IdentitySource, PlanLimit, TokenVerifier, mergePlanLimits } from '@sa/identity';
 import { EdgeAuthenticator } from './edge-auth';
 import { MemoryRateLimiter, RateLimiter, RedisRateLimiter } from './rate-limiter';
 
@@ -61,19 +60,17 @@ export const edgeConfig = {
   planLimits: env.json<Partial<Record<Plan, Partial<PlanLimit>>>>('PLAN_LIMITS', {}),
 };
 
-type EdgeSettings = { [K in keyof typeof edgeConfig]: ReturnType<(typeof edgeConfig)[K]> } & { databaseUrl: string };
+type EdgeSettings = { [K in keyof typeof edgeConfig]: ReturnType<(typeof edgeConfig)[K]> };
 
-export function createTokenVerifier(ds: DataSource, config: EdgeSettings, logger: Logger, app: string): TokenVerifier {
+/**
+ * The token verifier of one edge: the gateway reads schema `identity` (its own) and hears NOTIFY;
+ * the MCP server asks the gateway over NATS and hears the changes it relays.
+ */
+export function createTokenVerifier(source: IdentitySource, feed: IdentityChangeFeed, config: EdgeSettings, logger: Logger): TokenVerifier {
   return new TokenVerifier(
-    ds,
-    {
-      cacheTtlMs: config.authCacheTtlMs,
-      negativeTtlMs: config.authNegativeTtlMs,
-      maxEntries: config.authCacheMax,
-      lastUsedFlushMs: config.tokenLastUsedFlushMs,
-      databaseUrl: config.databaseUrl,
-      listenerName: `${app}-identity-listener`,
-    },
+    source,
+    feed,
+    { cacheTtlMs: config.authCacheTtlMs, negativeTtlMs: config.authNegativeTtlMs, maxEntries: config.authCacheMax, lastUsedFlushMs: config.tokenLastUsedFlushMs },
     logger,
   );
 }
@@ -90,9 +87,9 @@ export function createAuthenticator(verifier: TokenVerifier, limiter: RateLimite
 }
 
 /**
- * Starts the token verifier (its LISTEN for revocations) with the app, and on shutdown, after the
- * HTTP server closed and before the database pool does, writes its last batch of last_used_at and
- * closes the rate limiters. Register with a factory:
+ * Starts the token verifier (its feed of revocations) with the app, and on shutdown, after the
+ * HTTP server closed and before the database pool and NATS do, records its last batch of token
+ * uses and closes the rate limiters. Register with a factory:
  * `{ provide: EdgeAuthLifecycle, inject: [TokenVerifier, LIMITER], useFactory: (v, l) => new EdgeAuthLifecycle(v, [l]) }`.
  */
 export class EdgeAuthLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown {

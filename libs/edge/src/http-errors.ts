@@ -42,6 +42,8 @@ export class HttpErrorFilter implements ExceptionFilter {
   constructor(private readonly logger: Logger) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
+    // An edge that also answers NATS (the gateway's identity.*): Nest's own RPC handling replies there.
+    if (host.getType() !== 'http') return;
     const http = host.switchToHttp();
     const req = http.getRequest<FastifyRequest>();
     const reply = http.getResponse<FastifyReply>();

@@ -1,6 +1,6 @@
 import type { Entitlements, Plan } from '@sa/contracts';
 import { hasWebhooks } from './live-access';
-import type { WorkspaceEntity } from './workspace.entity';
+import type { WorkspaceFacts } from './identity-source';
 
 export interface PlanLimit {
   botSlots: number;
@@ -31,7 +31,7 @@ export function mergePlanLimits(overrides: Partial<Record<Plan, Partial<PlanLimi
   return out;
 }
 
-export function entitlementsOf(w: WorkspaceEntity, limits: Record<Plan, PlanLimit>): Entitlements {
+export function entitlementsOf(w: WorkspaceFacts, limits: Record<Plan, PlanLimit>): Entitlements {
   const plan = limits[w.plan];
   return {
     plan: w.plan,

@@ -1,6 +1,7 @@
 import { DataSource, EntityManager, In } from 'typeorm';
 import { BILLING_STATUSES, BillingStatus, ENTERPRISE_TIERS, PLANS, Plan, SCOPES, Scope, TierSlots, isScope } from '@sa/contracts';
 import { ApiTokenEntity } from './api-token.entity';
+import type { WorkspaceFacts } from './identity-source';
 import { IDENTITY_CHANNEL, IdentityChange } from './identity-events';
 import { generateTokenSecret, hashTokenSecret, tokenHint } from './token-secret';
 import { WorkspaceEntity } from './workspace.entity';
@@ -45,12 +46,22 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const DEFAULT_TRIAL_DAYS = 14;
 
 /**
- * What owners and admins do until a dashboard exists: provision workspaces and manage tokens.
- * Every change is announced on `identity_changed` in the same transaction, so gateways drop
- * their cached copy the moment it commits.
+ * Which of `ids` are bots of the workspace. Bots are the bots service's data (schema `bots`):
+ * the admin CLI asks it over NATS (bots.bot.check).
+ */
+export type BotDirectory = (workspace: WorkspaceFacts, ids: string[]) => Promise<string[]>;
+
+/**
+ * What owners and admins do until a dashboard exists: provision workspaces and manage tokens, in
+ * schema `identity` (the gateway's). Every change is announced on `identity_changed` in the same
+ * transaction, so gateways drop their cached copy the moment it commits (and relay the change to
+ * the other processes that cache identity).
  */
 export class IdentityAdmin {
-  constructor(private readonly ds: DataSource) {}
+  constructor(
+    private readonly ds: DataSource,
+    private readonly bots?: BotDirectory,
+  ) {}
 
   async createWorkspace(input: WorkspaceChanges & { name: string; plan: Plan }, trialDays = DEFAULT_TRIAL_DAYS): Promise<WorkspaceEntity> {
     this.checkChanges(input);
@@ -106,29 +117,27 @@ export class IdentityAdmin {
     const botIds = input.botIds ? [...new Set(input.botIds)] : undefined;
     if (botIds && !botIds.length) throw new AdminInputError('--bots must name at least one bot id');
     botIds?.forEach((b) => this.checkId(b, '--bots'));
-    return this.ds.transaction(async (m) => {
-      const ws = await m.findOneBy(WorkspaceEntity, { id: input.workspaceId });
-      if (!ws) throw new AdminInputError(`no workspace with id ${input.workspaceId}`);
-      if (botIds) {
-        const rows: { id: string }[] = await m.query('SELECT id FROM bots.bots WHERE tenant_id = $1 AND id = ANY($2::uuid[])', [ws.id, botIds]);
-        const found = new Set(rows.map((r) => r.id));
-        const foreign = botIds.filter((b) => !found.has(b));
-        if (foreign.length) throw new AdminInputError(`not bots of workspace ${ws.id}: ${foreign.join(', ')}`);
-      }
-      const secret = generateTokenSecret();
-      const token = await m.save(
-        m.create(ApiTokenEntity, {
-          workspaceId: ws.id,
-          name: input.name?.trim() || 'API token',
-          tokenHash: hashTokenSecret(secret),
-          tokenHint: tokenHint(secret),
-          scopes: [...new Set(scopes)],
-          botIds: botIds ?? null,
-          expiresAt: input.expiresInSeconds ? new Date(Date.now() + input.expiresInSeconds * 1000) : null,
-        }),
-      );
-      return { id: token.id, token: secret, summary: toSummary(token) };
-    });
+    const ws = await this.ds.getRepository(WorkspaceEntity).findOneBy({ id: input.workspaceId });
+    if (!ws) throw new AdminInputError(`no workspace with id ${input.workspaceId}`);
+    if (botIds) {
+      if (!this.bots) throw new AdminInputError('--bots cannot be checked here (no bots service to ask)');
+      const found = new Set(await this.bots(ws, botIds));
+      const foreign = botIds.filter((b) => !found.has(b));
+      if (foreign.length) throw new AdminInputError(`not bots of workspace ${ws.id}: ${foreign.join(', ')}`);
+    }
+    const secret = generateTokenSecret();
+    const token = await this.ds.getRepository(ApiTokenEntity).save(
+      this.ds.getRepository(ApiTokenEntity).create({
+        workspaceId: ws.id,
+        name: input.name?.trim() || 'API token',
+        tokenHash: hashTokenSecret(secret),
+        tokenHint: tokenHint(secret),
+        scopes: [...new Set(scopes)],
+        botIds: botIds ?? null,
+        expiresAt: input.expiresInSeconds ? new Date(Date.now() + input.expiresInSeconds * 1000) : null,
+      }),
+    );
+    return { id: token.id, token: secret, summary: toSummary(token) };
   }
 
   async revokeToken(id: string): Promise<TokenSummary> {

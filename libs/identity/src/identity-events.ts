@@ -1,7 +1,15 @@
-/** PostgreSQL NOTIFY channel on which identity changes are announced to every verifier. */
+import type { NatsConnection, Status, Subscription } from 'nats';
+import type { Logger } from 'pino';
+import { IDENTITY_CHANGES_SUBJECT, IdentityChangeMessage } from '@sa/contracts';
+import { PgListener } from '@sa/db';
+
+/** PostgreSQL NOTIFY channel on which identity changes are announced (to the gateway, which relays them). */
 export const IDENTITY_CHANNEL = 'identity_changed';
 
 export type IdentityChange = { kind: 'token'; id: string } | { kind: 'workspace'; id: string };
+
+/** A change, or `reset`: changes may have been missed, so everything cached may be stale. */
+export type IdentitySignal = IdentityChangeMessage;
 
 export function parseIdentityChange(payload: string | undefined): IdentityChange | null {
   try {
@@ -10,4 +18,134 @@ export function parseIdentityChange(payload: string | undefined): IdentityChange
   } catch {
     return null;
   }
+}
+
+function parseIdentitySignal(payload: string): IdentitySignal | null {
+  try {
+    if ((JSON.parse(payload) as { kind?: unknown })?.kind === 'reset') return { kind: 'reset' };
+  } catch {
+    return null;
+  }
+  return parseIdentityChange(payload);
+}
+
+/**
+ * Where a cache of identity hears of changes. `reset` is sent each time the feed (re)connects,
+ * since whatever changed while it was away was not heard.
+ */
+export interface IdentityChangeFeed {
+  readonly listening: boolean;
+  subscribe(receiver: (signal: IdentitySignal) => void): void;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+abstract class Feed {
+  private readonly receivers: ((signal: IdentitySignal) => void)[] = [];
+
+  subscribe(receiver: (signal: IdentitySignal) => void): void {
+    this.receivers.push(receiver);
+  }
+
+  protected emit(signal: IdentitySignal): void {
+    for (const r of this.receivers) r(signal);
+  }
+}
+
+/** LISTEN on `identity_changed`: the gateway's feed (the owner's database). */
+export class PgIdentityFeed extends Feed implements IdentityChangeFeed {
+  private readonly listener: PgListener;
+
+  constructor(databaseUrl: string, logger: Logger, applicationName = 'gateway-identity-listener') {
+    super();
+    this.listener = new PgListener({
+      client: { connectionString: databaseUrl, application_name: applicationName },
+      channel: IDENTITY_CHANNEL,
+      logger,
+      onNotify: (payload) => {
+        const change = parseIdentityChange(payload);
+        if (change) this.emit(change);
+      },
+      onListening: () => this.emit({ kind: 'reset' }),
+    });
+  }
+
+  get listening(): boolean {
+    return this.listener.listening;
+  }
+
+  start(): Promise<void> {
+    return this.listener.start();
+  }
+
+  stop(): Promise<void> {
+    return this.listener.stop();
+  }
+}
+
+/**
+ * The changes the gateway relays on IDENTITY_CHANGES_SUBJECT: the feed of every process that
+ * caches identity without owning it. Not listening while NATS is disconnected; `reset` once the
+ * subscription is back.
+ */
+export class NatsIdentityFeed extends Feed implements IdentityChangeFeed {
+  private sub: Subscription | null = null;
+  private connected = false;
+  private statusStop: (() => void) | null = null;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly logger: Logger,
+  ) {
+    super();
+  }
+
+  get listening(): boolean {
+    return this.sub !== null && this.connected && !this.nc.isClosed();
+  }
+
+  async start(): Promise<void> {
+    if (this.sub) return;
+    // nats.js's status iterator can be stopped (its interface does not say so).
+    const status = this.nc.status() as AsyncIterable<Status> & { stop?: () => void };
+    this.statusStop = () => status.stop?.();
+    void (async () => {
+      for await (const s of status) {
+        if (s.type === 'disconnect') this.connected = false;
+        else if (s.type === 'reconnect') {
+          this.connected = true;
+          this.emit({ kind: 'reset' });
+        }
+      }
+    })().catch((err: unknown) => this.logger.warn({ err }, 'identity change feed: NATS status stream failed'));
+    this.sub = this.nc.subscribe(IDENTITY_CHANGES_SUBJECT, {
+      callback: (err, msg) => {
+        if (err) return;
+        const signal = parseIdentitySignal(Buffer.from(msg.data).toString('utf8'));
+        if (signal) this.emit(signal);
+      },
+    });
+    await this.nc.flush();
+    this.connected = true;
+    this.emit({ kind: 'reset' });
+  }
+
+  async stop(): Promise<void> {
+    this.statusStop?.();
+    this.statusStop = null;
+    const sub = this.sub;
+    this.sub = null;
+    if (sub && !this.nc.isClosed()) sub.unsubscribe();
+  }
+}
+
+/** The gateway's side: relays every change (and reset) its feed hears to NATS, for every other process. */
+export function relayIdentityChanges(feed: IdentityChangeFeed, nc: NatsConnection, logger: Logger): void {
+  feed.subscribe((signal) => {
+    try {
+      if (!nc.isClosed()) nc.publish(IDENTITY_CHANGES_SUBJECT, JSON.stringify(signal));
+    } catch (err) {
+      logger.warn({ err, kind: signal.kind }, 'could not relay an identity change to NATS');
+    }
+  });
 }

@@ -9,13 +9,16 @@ import { createLogger } from '@sa/logging';
 // Test-only dependency; the module-boundary rule does not tell tests from library code.
 import { createTestDatabase } from '@sa/testing';
 import { IDENTITY_ENTITIES } from './index';
-import { AdminInputError, IdentityAdmin } from './identity-admin';
-import { IDENTITY_CHANNEL } from './identity-events';
+import { AdminInputError, BotDirectory, IdentityAdmin } from './identity-admin';
+import { IDENTITY_CHANNEL, PgIdentityFeed } from './identity-events';
+import { DbIdentitySource } from './identity-source';
 import { generateTokenSecret } from './token-secret';
 import { TokenVerifier, TokenVerifierOptions } from './token-verifier';
 
 // IdentityAdmin and TokenVerifier against the real PostgreSQL: a fresh migrated database for
-// this file, real LISTEN/NOTIFY on identity_changed, real batched last_used_at writes.
+// this file, real LISTEN/NOTIFY on identity_changed, real batched last_used_at writes. The gateway's
+// verifier (DbIdentitySource, PgIdentityFeed); the NATS side is apps/gateway/src/identity.
+// Bots are the bots service's: IdentityAdmin asks a BotDirectory, here a stand-in the tests fill.
 
 const logger = createLogger('identity-int-spec', { level: process.env['TEST_LOG_LEVEL'] ?? 'silent', pretty: false });
 const LISTENER_APP = 'gateway-identity-listener';
@@ -23,12 +26,15 @@ const LISTENER_APP = 'gateway-identity-listener';
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
 let ds: DataSource;
 let admin: IdentityAdmin;
+/** bot id → workspace id: what the bots service would answer. */
+const bots = new Map<string, string>();
+const botDirectory: BotDirectory = async (ws, ids) => ids.filter((id) => bots.get(id) === ws.id);
 const verifiers: TokenVerifier[] = [];
 
 beforeAll(async () => {
   db = await createTestDatabase('sa_identity');
   ds = await new DataSource(dataSourceOptions({ url: db.url, applicationName: 'identity-int', entities: IDENTITY_ENTITIES })).initialize();
-  admin = new IdentityAdmin(ds);
+  admin = new IdentityAdmin(ds, botDirectory);
 });
 
 afterEach(async () => {
@@ -81,17 +87,21 @@ async function unauthorized(promise: Promise<unknown>, message?: string): Promis
   return err as DomainError;
 }
 
-async function insertBot(tenantId: string, name = `Bot ${randomUUID().slice(0, 6)}`): Promise<string> {
-  const [row] = await ds.query(`INSERT INTO bots.bots (tenant_id, name, language, slot_kind) VALUES ($1, $2, 'en', 'plan') RETURNING id`, [tenantId, name]);
-  return row.id;
+async function insertBot(tenantId: string): Promise<string> {
+  const id = randomUUID();
+  bots.set(id, tenantId);
+  return id;
 }
+
+const options = (opts: Partial<TokenVerifierOptions> = {}): TokenVerifierOptions => ({ cacheTtlMs: 60_000, negativeTtlMs: 60_000, maxEntries: 1000, lastUsedFlushMs: 100, ...opts });
+const gatewayVerifier = (opts: Partial<TokenVerifierOptions> = {}) => new TokenVerifier(new DbIdentitySource(ds), new PgIdentityFeed(db.url, logger), options(opts), logger);
 
 async function newWorkspace(plan: 'growth' | 'scale' | 'growth_trial' | 'enterprise' = 'growth') {
   return admin.createWorkspace({ name: `ws-${randomUUID().slice(0, 8)}`, plan });
 }
 
 async function startVerifier(opts: Partial<TokenVerifierOptions> = {}): Promise<TokenVerifier> {
-  const v = new TokenVerifier(ds, { cacheTtlMs: 60_000, negativeTtlMs: 60_000, maxEntries: 1000, lastUsedFlushMs: 100, databaseUrl: db.url, ...opts }, logger);
+  const v = gatewayVerifier(opts);
   await v.start();
   verifiers.push(v);
   return v;
@@ -291,6 +301,15 @@ describe('IdentityAdmin tokens', () => {
     await adminError(admin.createToken({ workspaceId: w.id, scopes: ['kb:read'], botIds: [mine, theirs, ghost] }), `not bots of workspace ${w.id}: ${theirs}, ${ghost}`);
     const [{ n }] = await ds.query(`SELECT count(*)::int AS n FROM identity.api_tokens WHERE workspace_id = $1`, [w.id]);
     expect(n).toBe(0);
+  });
+
+  it('cannot limit a token to bots with no bots service to ask, and writes nothing', async () => {
+    const w = await newWorkspace();
+    const bot = await insertBot(w.id);
+    await adminError(new IdentityAdmin(ds).createToken({ workspaceId: w.id, scopes: ['kb:read'], botIds: [bot] }), '--bots cannot be checked here (no bots service to ask)');
+    expect((await new IdentityAdmin(ds).createToken({ workspaceId: w.id, scopes: ['kb:read'] })).summary.bot_ids).toBeNull();
+    const [{ n }] = await ds.query(`SELECT count(*)::int AS n FROM identity.api_tokens WHERE workspace_id = $1`, [w.id]);
+    expect(n).toBe(1);
   });
 
   it.each([
@@ -503,7 +522,7 @@ describe('TokenVerifier', () => {
   });
 
   it('flushes pending last use on stop and releases the LISTEN connection', async () => {
-    const v = new TokenVerifier(ds, { cacheTtlMs: 60_000, negativeTtlMs: 60_000, maxEntries: 100, lastUsedFlushMs: 60_000, databaseUrl: db.url }, logger);
+    const v = gatewayVerifier({ maxEntries: 100, lastUsedFlushMs: 60_000 });
     await waitFor('listeners of earlier tests to close', async () => (await listenerConnections()) === 0, 3000);
     const before = 0;
     await v.start();

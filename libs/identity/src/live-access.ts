@@ -1,5 +1,4 @@
 import type { BillingStatus, Plan } from '@sa/contracts';
-import { SqlRunner, queryRows } from '@sa/db';
 
 export interface AccessFacts {
   plan: Plan;
@@ -31,15 +30,4 @@ export function hasLiveApiAccess(w: AccessFacts, now: Date = new Date()): boolea
 export function hasWebhooks(w: AccessFacts): boolean {
   if (w.billingStatus !== 'active') return false;
   return w.plan === 'scale' || (w.plan === 'enterprise' && w.enterpriseWebhooks);
-}
-
-/** The access facts of one workspace straight from identity.workspaces (services without a caller context). */
-export async function loadAccessFacts(db: SqlRunner, workspaceId: string): Promise<AccessFacts | null> {
-  const rows = await queryRows<AccessFacts>(
-    db,
-    `SELECT plan, billing_status AS "billingStatus", trial_ends_at AS "trialEndsAt", enterprise_api AS "enterpriseApi",
-            enterprise_webhooks AS "enterpriseWebhooks" FROM identity.workspaces WHERE id = $1`,
-    [workspaceId],
-  );
-  return rows[0] ?? null;
 }

@@ -1,12 +1,9 @@
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import { DataSource } from 'typeorm';
-import { PgListener } from '@sa/db';
 import { Unauthorized } from '@sa/errors';
-import { ApiTokenEntity } from './api-token.entity';
-import { IDENTITY_CHANNEL, parseIdentityChange } from './identity-events';
+import { IdentityChangeFeed, IdentitySignal } from './identity-events';
+import { IdentitySource, TokenGrant, WorkspaceFacts } from './identity-source';
 import { hashTokenSecret, looksLikeToken } from './token-secret';
-import { WorkspaceEntity } from './workspace.entity';
 
 export interface TokenVerifierOptions {
   /** How long a verified token and its workspace stay cached (revocation is pushed sooner). */
@@ -14,57 +11,46 @@ export interface TokenVerifierOptions {
   /** How long an unknown secret is remembered as unknown. */
   negativeTtlMs: number;
   maxEntries: number;
-  /** How often last_used_at is written (batched, never per request). */
+  /** How often last use is recorded (batched, never per request). */
   lastUsedFlushMs: number;
-  /** Connection string for the LISTEN connection. */
-  databaseUrl: string;
-  /** application_name of the LISTEN connection (which edge app it belongs to). */
-  listenerName?: string;
 }
 
 export interface VerifiedToken {
-  token: Pick<ApiTokenEntity, 'id' | 'workspaceId' | 'name' | 'scopes' | 'botIds' | 'expiresAt'>;
-  workspace: WorkspaceEntity;
+  token: TokenGrant;
+  workspace: WorkspaceFacts;
 }
 
-type CachedToken = VerifiedToken['token'];
-
 /**
- * Verifies bearer tokens without a database round trip per request: tokens and workspaces are
- * cached by the SHA-256 of the secret, and every change (revocation, workspace update) is pushed
- * by PostgreSQL NOTIFY on `identity_changed` so it takes effect at once on every replica. Each time
- * LISTEN is (re-)established the whole cache is cleared; the TTL bounds staleness in between.
+ * Verifies bearer tokens without a round trip per request: tokens and workspaces are cached by
+ * the SHA-256 of the secret, and every change (revocation, workspace update) arrives through the
+ * feed so it takes effect at once on every replica. Each time the feed (re)connects the whole
+ * cache is cleared; the TTL bounds staleness in between.
+ *
+ * The gateway reads its own database and hears PostgreSQL NOTIFY on `identity_changed`; the MCP
+ * server asks the gateway over NATS and hears the changes the gateway relays (identity-events.ts).
  */
 export class TokenVerifier {
-  private readonly tokens: LRUCache<string, CachedToken | 'unknown'>;
-  private readonly workspaces: LRUCache<string, WorkspaceEntity>;
+  private readonly tokens: LRUCache<string, TokenGrant | 'unknown'>;
+  private readonly workspaces: LRUCache<string, WorkspaceFacts>;
   private readonly hashByTokenId = new Map<string, string>();
   private readonly lastUsed = new Map<string, Date>();
-  private readonly listener: PgListener;
   private flushTimer: NodeJS.Timeout | null = null;
+  /** Bumped by every change heard: a load that was under way meanwhile is not cached. */
+  private generation = 0;
 
   constructor(
-    private readonly ds: DataSource,
+    private readonly source: IdentitySource,
+    private readonly feed: IdentityChangeFeed,
     private readonly opts: TokenVerifierOptions,
     private readonly logger: Logger,
   ) {
     this.tokens = new LRUCache({ max: opts.maxEntries, ttl: opts.cacheTtlMs, dispose: (v, hash) => this.forgetHash(v, hash) });
     this.workspaces = new LRUCache({ max: opts.maxEntries, ttl: opts.cacheTtlMs });
-    this.listener = new PgListener({
-      client: { connectionString: opts.databaseUrl, application_name: opts.listenerName ?? 'gateway-identity-listener' },
-      channel: IDENTITY_CHANNEL,
-      logger,
-      onNotify: (payload) => {
-        const change = parseIdentityChange(payload);
-        if (change) this.invalidate(change);
-      },
-      // Whatever was cached while not listening may have missed a notification.
-      onListening: () => this.clear(),
-    });
+    feed.subscribe((signal) => this.hear(signal));
   }
 
   async start(): Promise<void> {
-    await this.listener.start();
+    await this.feed.start();
     this.flushTimer = setInterval(() => void this.flushLastUsed(), this.opts.lastUsedFlushMs);
     this.flushTimer.unref();
   }
@@ -72,11 +58,11 @@ export class TokenVerifier {
   async stop(): Promise<void> {
     if (this.flushTimer) clearInterval(this.flushTimer);
     await this.flushLastUsed();
-    await this.listener.stop();
+    await this.feed.stop();
   }
 
   get isListening(): boolean {
-    return this.listener.listening;
+    return this.feed.listening;
   }
 
   /** Whether the secret has the shape of an API token (`mgpt_…`); other credentials go elsewhere. */
@@ -89,21 +75,29 @@ export class TokenVerifier {
     if (!looksLikeToken(secret)) throw new Unauthorized();
     const hash = hashTokenSecret(secret);
     let token = this.tokens.get(hash);
+    let workspace: WorkspaceFacts | null | undefined;
     if (token === undefined) {
-      token = await this.loadToken(hash);
-      this.tokens.set(hash, token, token === 'unknown' ? { ttl: this.opts.negativeTtlMs } : undefined);
-      if (token !== 'unknown') this.hashByTokenId.set(token.id, hash);
+      const generation = this.generation;
+      const loaded = await this.source.token(hash);
+      token = loaded?.token ?? 'unknown';
+      workspace = loaded?.workspace;
+      if (generation === this.generation) {
+        this.tokens.set(hash, token, token === 'unknown' ? { ttl: this.opts.negativeTtlMs } : undefined);
+        if (token !== 'unknown') this.hashByTokenId.set(token.id, hash);
+        if (workspace) this.workspaces.set(workspace.id, workspace);
+      }
     }
     if (token === 'unknown') throw new Unauthorized();
     if (token.expiresAt && token.expiresAt.getTime() <= now.getTime()) throw new Unauthorized('This API token has expired');
-    const workspace = await this.workspace(token.workspaceId);
+    if (workspace === undefined) workspace = await this.workspace(token.workspaceId);
     if (!workspace) throw new Unauthorized();
     this.lastUsed.set(token.id, now);
     return { token, workspace };
   }
 
-  /** Drops everything cached about one token or workspace (also called on NOTIFY). */
+  /** Drops everything cached about one token or workspace (also called for each change the feed hears). */
   invalidate(change: { kind: 'token' | 'workspace'; id: string }): void {
+    this.generation++;
     if (change.kind === 'workspace') {
       this.workspaces.delete(change.id);
       return;
@@ -113,50 +107,41 @@ export class TokenVerifier {
   }
 
   clear(): void {
+    this.generation++;
     this.tokens.clear();
     this.workspaces.clear();
     this.hashByTokenId.clear();
   }
 
-  private forgetHash(value: CachedToken | 'unknown', hash: string): void {
-    if (value !== 'unknown' && this.hashByTokenId.get(value.id) === hash) this.hashByTokenId.delete(value.id);
-  }
-
-  private async loadToken(hash: string): Promise<CachedToken | 'unknown'> {
-    const row = await this.ds
-      .getRepository(ApiTokenEntity)
-      .createQueryBuilder('t')
-      .select(['t.id', 't.workspaceId', 't.name', 't.scopes', 't.botIds', 't.expiresAt', 't.revokedAt'])
-      .where('t.token_hash = :hash', { hash })
-      .getOne();
-    if (!row || row.revokedAt) return 'unknown';
-    return { id: row.id, workspaceId: row.workspaceId, name: row.name, scopes: row.scopes, botIds: row.botIds, expiresAt: row.expiresAt };
-  }
-
   /** A workspace by id, from the same cache (public widget routes resolve it from the bot). */
-  workspaceById(id: string): Promise<WorkspaceEntity | null> {
+  workspaceById(id: string): Promise<WorkspaceFacts | null> {
     return this.workspace(id);
   }
 
-  private async workspace(id: string): Promise<WorkspaceEntity | null> {
+  private hear(signal: IdentitySignal): void {
+    if (signal.kind === 'reset') this.clear();
+    else this.invalidate(signal);
+  }
+
+  private forgetHash(value: TokenGrant | 'unknown', hash: string): void {
+    if (value !== 'unknown' && this.hashByTokenId.get(value.id) === hash) this.hashByTokenId.delete(value.id);
+  }
+
+  private async workspace(id: string): Promise<WorkspaceFacts | null> {
     const cached = this.workspaces.get(id);
     if (cached) return cached;
-    const row = await this.ds.getRepository(WorkspaceEntity).findOneBy({ id });
-    if (row) this.workspaces.set(id, row);
+    const generation = this.generation;
+    const row = await this.source.workspace(id);
+    if (row && generation === this.generation) this.workspaces.set(id, row);
     return row;
   }
 
   private async flushLastUsed(): Promise<void> {
     if (!this.lastUsed.size) return;
-    const ids = [...this.lastUsed.keys()];
-    const times = ids.map((id) => this.lastUsed.get(id)!.toISOString());
+    const uses = [...this.lastUsed].map(([id, at]) => ({ id, at }));
     this.lastUsed.clear();
     try {
-      await this.ds.query(
-        `UPDATE identity.api_tokens t SET last_used_at = GREATEST(COALESCE(t.last_used_at, v.at), v.at)
-           FROM unnest($1::uuid[], $2::timestamptz[]) AS v(id, at) WHERE t.id = v.id`,
-        [ids, times],
-      );
+      await this.source.recordUses(uses);
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, 'could not record token last use');
     }

@@ -4,17 +4,19 @@ import { Client, Notification } from 'pg';
 import { DataSource } from 'typeorm';
 import { WEBHOOK_EVENT_TYPES } from '@sa/contracts';
 import { dataSourceOptions } from '@sa/db';
-import { IDENTITY_ENTITIES, IdentityAdmin } from '@sa/identity';
+import { DbIdentitySource, IDENTITY_ENTITIES, IdentityAdmin } from '@sa/identity';
 import { Resolver, outboundPolicy } from '@sa/net-guard';
 // Test-only dependency; the module-boundary rule does not tell tests from library code.
 import { createTestDatabase } from '@sa/testing';
 import { DELIVERIES_CHANNEL, DeliveryStatus } from './channels';
 import { sealPlaintextSecrets } from './seal-plaintext';
 import { SecretBox, generateSigningSecret } from './signing-secret';
-import { WebhookAdmin, WebhookAdminOptions, WebhookInputError } from './webhook-admin';
+import { WebhookAdmin, WebhookAdminDirectory, WebhookAdminOptions, WebhookInputError } from './webhook-admin';
 
 // WebhookAdmin against a fresh migrated database: registrations, the delivery log as the
 // dispatcher leaves it (rows inserted here directly), and the NOTIFY that wakes the dispatcher.
+// Workspaces are read as the admin CLI reads them (schema identity); bots are the bots service's,
+// so its answers are a stand-in here (the admin CLI asks it over NATS, see e2e/webhooks).
 
 const SECRET_FORMAT = /^whsec_[A-Za-z0-9_-]{43}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -37,15 +39,20 @@ let identity: IdentityAdmin;
 let secrets: SecretBox;
 let admin: WebhookAdmin;
 const clients: Client[] = [];
+/** bot id → workspace id: what the bots service would answer. */
+const bots = new Map<string, string>();
+let directory: WebhookAdminDirectory;
 
 function webhookAdmin(overrides: Partial<WebhookAdminOptions> = {}): WebhookAdmin {
-  return new WebhookAdmin(ds, { policy: outboundPolicy({ allowCidrs: ['127.0.0.1/32'] }), secrets, maxPerWorkspace: 3, resolver, ...overrides });
+  return new WebhookAdmin(ds, { policy: outboundPolicy({ allowCidrs: ['127.0.0.1/32'] }), secrets, maxPerWorkspace: 3, resolver, ...overrides }, directory);
 }
 
 beforeAll(async () => {
   db = await createTestDatabase('sa_webhook_registry');
   ds = await new DataSource(dataSourceOptions({ url: db.url, applicationName: 'webhook-registry-int', entities: IDENTITY_ENTITIES, poolSize: 4 })).initialize();
   identity = new IdentityAdmin(ds);
+  const workspaces = new DbIdentitySource(ds);
+  directory = { workspace: (id) => workspaces.workspace(id), isBotOf: async (workspaceId, botId) => bots.get(botId) === workspaceId };
   secrets = new SecretBox(randomBytes(32));
   admin = webhookAdmin();
 });
@@ -76,8 +83,9 @@ async function newWorkspace(plan: 'scale' | 'growth' = 'scale'): Promise<string>
 }
 
 async function insertBot(tenantId: string): Promise<string> {
-  const [row] = await ds.query(`INSERT INTO bots.bots (tenant_id, name, language, slot_kind) VALUES ($1, $2, 'en', 'plan') RETURNING id`, [tenantId, `Bot ${randomUUID().slice(0, 6)}`]);
-  return row.id;
+  const id = randomUUID();
+  bots.set(id, tenantId);
+  return id;
 }
 
 async function newWebhook(tenantId: string, url = 'https://hooks.example.com/in'): Promise<string> {

@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { WEBHOOK_EVENT_TYPES, WebhookEventType, isWebhookEventType } from '@sa/contracts';
 import { queryRows } from '@sa/db';
-import { hasWebhooks, loadAccessFacts } from '@sa/identity';
+import { AccessFacts, hasWebhooks } from '@sa/identity';
 import { OutboundPolicy, Resolver } from '@sa/net-guard';
 import { AttemptTrigger, DELIVERIES_CHANNEL, DeliveryStatus } from './channels';
 import { SecretBox, generateSigningSecret } from './signing-secret';
@@ -78,6 +78,18 @@ export interface CreateWebhookInput {
   /** Event kinds, or ['all'] for the five. */
   events: string[];
   botId?: string | null;
+}
+
+/**
+ * What WebhookAdmin needs from the data of other services: the workspace's plan (identity, the
+ * gateway's) and whether a bot belongs to it (the bots service's). The admin CLI reads identity
+ * as the gateway's operator and asks the bots service over NATS.
+ */
+export interface WebhookAdminDirectory {
+  /** The workspace's access facts, or null when there is no such workspace. */
+  workspace(id: string): Promise<AccessFacts | null>;
+  /** Whether `botId` is a bot of the workspace. */
+  isBotOf(workspaceId: string, botId: string): Promise<boolean>;
 }
 
 export interface WebhookAdminOptions {
@@ -158,13 +170,15 @@ export function parseWebhookEvents(events: string[]): WebhookEventType[] {
 }
 
 /**
- * Webhook registrations and their delivery log, as operators manage them (the admin CLI until a
- * dashboard exists). Talks to PostgreSQL only; the dispatcher reads registrations per event, so changes apply to the next one.
+ * Webhook registrations and their delivery log (schema `webhooks`, the dispatcher's), as operators
+ * manage them (the admin CLI until a dashboard exists). The dispatcher reads registrations per
+ * event, so changes apply to the next one.
  */
 export class WebhookAdmin {
   constructor(
     private readonly ds: DataSource,
     private readonly opts: WebhookAdminOptions,
+    private readonly directory: WebhookAdminDirectory,
   ) {}
 
   async create(input: CreateWebhookInput): Promise<CreatedWebhook> {
@@ -173,9 +187,8 @@ export class WebhookAdmin {
     const botId = input.botId ?? null;
     if (botId !== null) requireUuid(botId, '--bot');
     const workspace = await this.workspace(input.workspaceId);
-    if (botId !== null) {
-      const bots = await queryRows(this.ds, `SELECT 1 FROM bots.bots WHERE id = $1 AND tenant_id = $2`, [botId, input.workspaceId]);
-      if (bots.length === 0) throw new WebhookInputError(`no bot with id ${botId} in workspace ${input.workspaceId}`);
+    if (botId !== null && !(await this.directory.isBotOf(input.workspaceId, botId))) {
+      throw new WebhookInputError(`no bot with id ${botId} in workspace ${input.workspaceId}`);
     }
     const checked = await checkWebhookUrl(input.url.trim(), this.opts.policy, { resolver: this.opts.resolver });
     if (!checked.ok) throw new WebhookInputError(`--url refused: ${checked.reason}`);
@@ -297,7 +310,7 @@ export class WebhookAdmin {
 
   /** The workspace, and whether its plan includes webhooks (spec part 1 rule 4). */
   private async workspace(id: string): Promise<{ webhooks: boolean }> {
-    const facts = await loadAccessFacts(this.ds, id);
+    const facts = await this.directory.workspace(id);
     if (!facts) throw new WebhookInputError(`no workspace with id ${id}`);
     return { webhooks: hasWebhooks(facts) };
   }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { EMAILS_LIST_DEFAULT, EmailStatus, EmailView } from '@sa/contracts';
 import { queryRows } from '@sa/db';
 
 export interface OutgoingEmail {
@@ -14,7 +15,22 @@ export interface OutgoingEmail {
   attempts: number;
 }
 
-/** The e-mail outbox (bookings.emails) as the mail worker uses it. */
+interface EmailRow {
+  id: string;
+  tenant_id: string;
+  booking_id: string;
+  kind: string;
+  to_address: string;
+  subject: string;
+  body_text: string;
+  status: EmailStatus;
+  attempts: number;
+  last_error: string | null;
+  created_at: Date;
+  sent_at: Date | null;
+}
+
+/** The e-mail outbox (bookings.emails) as the mail worker uses it, and as operators list it. */
 @Injectable()
 export class MailRepository {
   constructor(@InjectDataSource() private readonly ds: DataSource) {}
@@ -48,5 +64,31 @@ export class MailRepository {
         WHERE id = $1 RETURNING id`,
       [id, error.slice(0, 2000), final, retryInMs],
     );
+  }
+
+  /** The e-mails of one workspace (and booking, and status), newest first. */
+  async list(tenantId: string, filter: { bookingId?: string; status?: EmailStatus; limit?: number }): Promise<EmailView[]> {
+    const rows = await queryRows<EmailRow>(
+      this.ds,
+      `SELECT id, tenant_id, booking_id, kind, to_address, subject, body_text, status, attempts, last_error, created_at, sent_at
+         FROM bookings.emails
+        WHERE tenant_id = $1 AND ($2::uuid IS NULL OR booking_id = $2::uuid) AND ($3::text IS NULL OR status = $3::text)
+        ORDER BY created_at DESC, id DESC LIMIT $4`,
+      [tenantId, filter.bookingId ?? null, filter.status ?? null, filter.limit ?? EMAILS_LIST_DEFAULT],
+    );
+    return rows.map((r) => ({
+      id: r.id,
+      workspace_id: r.tenant_id,
+      booking_id: r.booking_id,
+      kind: r.kind,
+      to: r.to_address,
+      subject: r.subject,
+      body_text: r.body_text,
+      status: r.status,
+      attempts: Number(r.attempts),
+      last_error: r.last_error,
+      created_at: r.created_at.toISOString(),
+      sent_at: r.sent_at ? r.sent_at.toISOString() : null,
+    }));
   }
 }

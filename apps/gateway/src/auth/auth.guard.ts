@@ -24,6 +24,8 @@ export class AuthGuard implements CanActivate {
   ) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
+    // HTTP routes only: the gateway's NATS handlers (identity.*) answer other services, not callers.
+    if (context.getType() !== 'http') return true;
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets)) return true;
     const scope = this.reflector.getAllAndOverride<Scope | undefined>(SCOPE_KEY, targets);

@@ -1,27 +1,56 @@
-import { Global, Module } from '@nestjs/common';
+import { Global, Inject, Injectable, Module, OnModuleInit } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
 import { getDataSourceToken } from '@nestjs/typeorm';
+import type { NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { EdgeAuthLifecycle, EdgeAuthenticator, EdgeGate, RateLimiter, createAuthenticator, createRateLimiter, createTokenVerifier } from '@sa/edge';
-import { TokenVerifier, mergePlanLimits } from '@sa/identity';
+import { DbIdentitySource, PgIdentityFeed, TokenVerifier, mergePlanLimits, relayIdentityChanges } from '@sa/identity';
+import { NATS_CONNECTION } from '@sa/messaging';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config/gateway.config';
+import { IdentityHandler } from '../identity/identity.handler';
 import { AuthGuard } from './auth.guard';
 import { ANONYMOUS_RATE_LIMITER, GATEWAY_LOGGER, PLAN_LIMITS, RATE_LIMITER } from './auth.tokens';
 import { WIDGET_RATE_LIMITER, WIDGET_ROUTES } from '../widget/widget-access';
 
+const IDENTITY_FEED = Symbol('IDENTITY_FEED');
+
+/** Relays every identity change the gateway hears from PostgreSQL to NATS (identity.changes). */
+@Injectable()
+class IdentityChangeRelay implements OnModuleInit {
+  constructor(
+    @Inject(IDENTITY_FEED) private readonly feed: PgIdentityFeed,
+    @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    @Inject(GATEWAY_LOGGER) private readonly logger: Logger,
+  ) {}
+
+  // Before the verifier starts the feed (onApplicationBootstrap), so the first reset is relayed too.
+  onModuleInit(): void {
+    relayIdentityChanges(this.feed, this.nc, this.logger);
+  }
+}
+
 /**
  * Token verification, rate limiting (the EdgeGate counts every request before its body is read;
  * widget routes per client address with their own limit) and the global guard that checks each
- * route's scope.
+ * route's scope. The gateway owns schema `identity`: it verifies from its own database, and
+ * answers identity.* over NATS for the processes that do not own it (IdentityHandler).
  */
 @Global()
 @Module({
+  controllers: [IdentityHandler],
   providers: [
+    { provide: DbIdentitySource, inject: [getDataSourceToken()], useFactory: (ds: DataSource) => new DbIdentitySource(ds) },
+    {
+      provide: IDENTITY_FEED,
+      inject: [GATEWAY_CONFIG, GATEWAY_LOGGER],
+      useFactory: (config: GatewayConfig, logger: Logger) => new PgIdentityFeed(config.databaseUrl, logger, 'gateway-identity-listener'),
+    },
+    IdentityChangeRelay,
     {
       provide: TokenVerifier,
-      inject: [getDataSourceToken(), GATEWAY_CONFIG, GATEWAY_LOGGER],
-      useFactory: (ds: DataSource, config: GatewayConfig, logger: Logger) => createTokenVerifier(ds, config, logger, 'gateway'),
+      inject: [DbIdentitySource, IDENTITY_FEED, GATEWAY_CONFIG, GATEWAY_LOGGER],
+      useFactory: (source: DbIdentitySource, feed: PgIdentityFeed, config: GatewayConfig, logger: Logger) => createTokenVerifier(source, feed, config, logger),
     },
     {
       provide: RATE_LIMITER,

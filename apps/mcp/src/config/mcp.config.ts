@@ -1,10 +1,13 @@
 import { commonConfig, env, parseConfig } from '@sa/config';
 import { edgeConfig } from '@sa/edge';
 
+// The MCP server owns no data and has no database connection: identity comes from the gateway over NATS.
+const { databaseUrl: _databaseUrl, dbPoolSize: _dbPoolSize, ...withoutDatabase } = commonConfig;
+
 export const loadMcpConfig = (source: Record<string, string | undefined> = process.env) =>
   parseConfig(
     {
-      ...commonConfig,
+      ...withoutDatabase,
       ...edgeConfig,
       port: env.int('MCP_PORT', 3001, { min: 0, max: 65535 }),
       host: env.str('MCP_HOST', '127.0.0.1'),

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { EventEnvelope } from '@sa/contracts';
 import { dataSourceOptions, queryRows } from '@sa/db';
-import { IdentityAdmin, IDENTITY_ENTITIES } from '@sa/identity';
+import { DbIdentitySource, IdentityAdmin, IDENTITY_ENTITIES, PgIdentityFeed } from '@sa/identity';
 import { outboundPolicy } from '@sa/net-guard';
 import { createTestDatabase } from '@sa/testing';
 import { SecretBox, parseSecretKey } from '@sa/webhook-registry';
@@ -17,7 +17,9 @@ import { WorkspaceEntitlements } from './workspace-entitlements';
 
 // The delivery log and the engine against the real PostgreSQL and a local HTTP endpoint:
 // one delivery per (event, webhook), claims and leases between two dispatchers, interrupted
-// requests, the signed request itself, the timeout, and the plan check.
+// requests, the signed request itself, the timeout, and the plan check. The plan is the gateway's
+// data, which the dispatcher asks over NATS; here WorkspaceEntitlements reads it as the gateway
+// does (its database and NOTIFY), the NATS hop is tested in apps/gateway/src/identity.
 
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
 let ds: DataSource;
@@ -165,7 +167,7 @@ describe('DeliveryEngine', () => {
   async function engineFor(instanceId: string, extra: Record<string, string> = {}) {
     const config = configFor(instanceId, extra);
     const repo = repoFor(config);
-    const entitlements = new WorkspaceEntitlements(ds, db.url, silent);
+    const entitlements = new WorkspaceEntitlements(new DbIdentitySource(ds), new PgIdentityFeed(db.url, silent), silent);
     const engine = new DeliveryEngine(repo, entitlements, box, outboundPolicy({ allowCidrs: ['127.0.0.1/32'], allowedPorts: [port], timeoutMs: config.timeoutMs, maxRedirects: 0 }), config, silent);
     await engine.onApplicationBootstrap();
     return { engine, repo };
@@ -208,7 +210,7 @@ describe('DeliveryEngine', () => {
       await ds.query(`UPDATE identity.workspaces SET plan = 'growth' WHERE id = $1`, [scaleWs]);
       const before = hits.length;
       const lapsed = await createFor(repoFor(configFor('engine-1')), event(scaleWs, 'conversation.handoff', { session_id: 's2', chatbot_id: null }));
-      const fresh = new (WorkspaceEntitlements as any)(ds, db.url, silent) as WorkspaceEntitlements; // bypass the first engine's cache
+      const fresh = new WorkspaceEntitlements(new DbIdentitySource(ds), new PgIdentityFeed(db.url, silent), silent); // bypass the first engine's cache
       expect(await fresh.webhooksEnabled(scaleWs)).toBe(false);
       (engine as any).entitlements = fresh;
       engine.accept(lapsed);

@@ -1,0 +1,33 @@
+import { Controller } from '@nestjs/common';
+import { RecordTokenUseReply, RecordTokenUseRequest, VerifyTokenReply, VerifyTokenRequest, WorkspaceFactsReply, WorkspaceFactsRequest } from '@sa/contracts';
+import { DbIdentitySource, tokenGrantView, workspaceFactsView } from '@sa/identity';
+import { RpcHandler } from '@sa/messaging';
+
+/**
+ * Identity for the processes that do not own it (the MCP server, the webhook dispatcher): the
+ * gateway owns schema `identity` and answers over NATS in queue group `gateway`, straight from its
+ * database (the callers cache, and hear changes on `identity.changes`).
+ */
+@Controller()
+export class IdentityHandler {
+  constructor(private readonly identity: DbIdentitySource) {}
+
+  @RpcHandler('identity.token.verify')
+  async verify(req: VerifyTokenRequest): Promise<VerifyTokenReply> {
+    const loaded = await this.identity.token(req.tokenHash);
+    if (!loaded) return { token: null, workspace: null };
+    const workspace = await this.identity.workspace(loaded.token.workspaceId);
+    return { token: tokenGrantView(loaded.token), workspace: workspace ? workspaceFactsView(workspace) : null };
+  }
+
+  @RpcHandler('identity.workspace.get')
+  async workspace(req: WorkspaceFactsRequest): Promise<WorkspaceFactsReply> {
+    const workspace = await this.identity.workspace(req.workspaceId);
+    return { workspace: workspace ? workspaceFactsView(workspace) : null };
+  }
+
+  @RpcHandler('identity.token.touch')
+  async touch(req: RecordTokenUseRequest): Promise<RecordTokenUseReply> {
+    return { recorded: await this.identity.recordUses(req.uses.map((u) => ({ id: u.id, at: new Date(u.at) }))) };
+  }
+}
