@@ -5,6 +5,7 @@ import { Body, Controller, DynamicModule, Get, Param, Post, Query, RequestMethod
 import { CONTROLLER_WATERMARK, METHOD_METADATA, MODULE_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { getMetadataStorage } from 'class-validator';
+import { PATTERN_METADATA } from '@nestjs/microservices/constants';
 import pino from 'pino';
 import { BOT_ID_NAME, BotAccess, DEFAULT_BOT_ID_KEY, describeBotAccess } from '@sa/bot-access';
 import { ChatRequest, ListBookingsRequest } from '@sa/contracts';
@@ -108,7 +109,14 @@ function registeredControllers(root: Type<unknown> | DynamicModule): Type<unknow
 const discovered = discoverControllers();
 // Building the dynamic module only describes providers; nothing connects to PostgreSQL or NATS.
 const registered = registeredControllers(AppModule.forRoot(loadGatewayConfig({}), pino({ level: 'silent' })));
-const all = [...new Set([...registered, ...discovered])];
+/** NATS subjects a controller answers (the gateway's identity.* for the other services). */
+function patternsOf(controller: Type<unknown>): unknown[] {
+  const proto = controller.prototype as Record<string, unknown>;
+  return Object.getOwnPropertyNames(proto).flatMap((name) => (typeof proto[name] === 'function' ? ((Reflect.getMetadata(PATTERN_METADATA, proto[name] as object) as unknown[]) ?? []) : []));
+}
+// NATS handlers have no HTTP route: the AuthGuard lets them through (they answer services, not callers).
+const natsHandlers = registered.filter((c) => routesOf(c).length === 0 && patternsOf(c).length > 0);
+const all = [...new Set([...registered, ...discovered])].filter((c) => !natsHandlers.includes(c));
 
 describe('gateway routes', () => {
   it('finds the controller files and the controllers in them', () => {
@@ -116,6 +124,10 @@ describe('gateway routes', () => {
     expect(names).toEqual(expect.arrayContaining(['HealthController', 'OpenApiController', 'BotsController']));
     expect(registered.map((c) => c.name)).toEqual(expect.arrayContaining(['HealthController', 'OpenApiController', 'BotsController']));
     expect(controllerFiles(SRC).length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('answers identity over NATS with a handler that has no HTTP route', () => {
+    expect(natsHandlers.map((c) => [c.name, patternsOf(c)])).toEqual([['IdentityHandler', ['identity.token.verify', 'identity.workspace.get', 'identity.token.touch']]]);
   });
 
   it('registers (in AppModule or a module it imports) every controller found in a *.controller.ts file', () => {
