@@ -46,10 +46,10 @@ const toolCalls = counter({ name: 'sa_mcp_tool_calls_total', help: 'MCP tool cal
  * Makes the MCP server for one HTTP request (stateless Streamable HTTP: every POST carries its
  * own token, so any replica can answer it). tools/list shows only the tools the token's scopes
  * allow; tools/call checks the scope again, validates the arguments, enforces the tool's declared
- * bot access (libs/bot-access) and turns every failure into
- * a tool result with isError set. Only a name that is no tool at all is a protocol error: JSON-RPC
- * -32602 (invalid params), as the MCP specification says for unknown tools. A known tool the
- * token's scopes hide stays a tool result (insufficient_scope), which tells the agent what to ask for.
+ * bot access (libs/bot-access) and turns every failure into a tool result with isError set. Only
+ * a name that is no tool at all is a protocol error: JSON-RPC -32602 (invalid params), as the MCP
+ * specification says for unknown tools. A known tool the token's scopes hide stays a tool result
+ * (insufficient_scope), which tells the agent what to ask for.
  */
 export class ToolServerFactory {
   private readonly listing: { tool: ToolDef; definition: Tool }[];
