@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import type { ServerResponse } from 'node:http';
 // Test-only dependency.
-import { type SeenRequest, startFakeModelServer } from '@sa/testing';
+import { type SeenRequest, fakeModelServers } from '@sa/testing';
 import { buildMessages, createChatModel, streamAnswer } from './chat-model';
 import { ChatModelUnavailable } from './chat-model.exception';
 
@@ -68,15 +68,7 @@ async function collect(stream: AsyncIterable<string>, onDelta?: (d: string) => v
 }
 
 describe('chat models against local servers', () => {
-  const closers: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    await Promise.all(closers.splice(0).map((c) => c()));
-  });
-  const start = async (handle: Handler) => {
-    const server = await startFakeModelServer(handle);
-    closers.push(server.close);
-    return server;
-  };
+  const start = fakeModelServers();
 
   describe('openai-compatible', () => {
     const envFor = (url: string) => ({

@@ -1,18 +1,19 @@
 import 'reflect-metadata';
+import type { ServerResponse } from 'node:http';
 // Test-only dependency.
-import { type SeenRequest, startFakeModelServer } from '@sa/testing';
+import { type SeenRequest, fakeModelServers } from '@sa/testing';
 import { createEmbeddings } from './embeddings.factory';
 import { EmbeddingsUnavailable } from './embeddings.exception';
 
 type Reply = { status: number; body: unknown };
 
-/** A local model server answering every request with the JSON of `reply(request)`. */
-function fakeServer(reply: (seen: SeenRequest) => Reply) {
-  return startFakeModelServer((s, res) => {
+/** Answers every request with the JSON of `reply(request)`. */
+const json =
+  (reply: (seen: SeenRequest) => Reply) =>
+  (s: SeenRequest, res: ServerResponse): void => {
     const { status, body } = reply(s);
     res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-  });
-}
+  };
 
 /** A deterministic toy vector of `dims` numbers for a text. */
 const toyVector = (text: string, dims: number) => Array.from({ length: dims }, (_, i) => ((text.length + i) % 7) / 7);
@@ -46,15 +47,8 @@ function ollamaReply(dims: number) {
 }
 
 describe('createEmbeddings against local servers', () => {
-  const closers: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    await Promise.all(closers.splice(0).map((c) => c()));
-  });
-  const start = async (reply: (s: SeenRequest) => Reply) => {
-    const server = await fakeServer(reply);
-    closers.push(server.close);
-    return server;
-  };
+  const serve = fakeModelServers();
+  const start = (reply: (s: SeenRequest) => Reply) => serve(json(reply));
 
   describe('openai-compatible', () => {
     const envFor = (url: string, extra: Record<string, string> = {}) => ({
@@ -161,7 +155,6 @@ describe('createEmbeddings against local servers', () => {
   it('reports an unreachable server', async () => {
     const server = await start(ollamaReply(1));
     await server.close();
-    closers.pop();
     const choice = createEmbeddings({ EMBEDDINGS_PROVIDER: 'ollama', OLLAMA_BASE_URL: server.url, EMBEDDINGS_MODEL: 'm', EMBEDDINGS_MAX_RETRIES: '0' });
     // The cause (connect ECONNREFUSED …) is appended outside jest; here fetch's TypeError comes from another realm and is flattened.
     await expect(choice.embeddings.embedQuery('hi')).rejects.toThrow(/^The embeddings service is unavailable \(ollama \(model m at http:\/\/127\.0\.0\.1:\d+\) failed: (TypeError: )?fetch failed/);

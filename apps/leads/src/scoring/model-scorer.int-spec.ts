@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { parseConfig } from '@sa/config';
 // Test-only dependency.
-import { type SeenRequest, startFakeModelServer } from '@sa/testing';
+import { type SeenRequest, fakeModelServers } from '@sa/testing';
 import { scoreSession } from './lead-scorer';
 import { createLeadScorer, ModelScorer, RuleScorer, type SessionScorer } from './model-scorer';
 import { leadsModelConfig } from './model-scorer.config';
@@ -67,15 +67,7 @@ const ASSESSMENT = {
 };
 
 describe('model lead scorer against local servers', () => {
-  const closers: (() => Promise<void>)[] = [];
-  afterEach(async () => {
-    await Promise.all(closers.splice(0).map((c) => c()));
-  });
-  const start = async (handle: Handler) => {
-    const server = await startFakeModelServer(handle);
-    closers.push(server.close);
-    return server;
-  };
+  const start = fakeModelServers();
 
   const warnings: { obj: object; msg?: string }[] = [];
   const logger = { warn: (obj: object, msg?: string) => warnings.push({ obj, msg }) };

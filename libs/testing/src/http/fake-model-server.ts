@@ -17,6 +17,7 @@ export interface FakeModelServer {
   url: string;
   /** Every request, in arrival order. */
   seen: SeenRequest[];
+  /** Stops the server (again: a no-op). */
   close(): Promise<void>;
 }
 
@@ -58,5 +59,21 @@ export async function startFakeModelServer(handle: (seen: SeenRequest, res: Serv
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * For a describe block: a function that starts a fake model server, each closed after the test
+ * that started it (call it at the top of the block, where jest hooks may be declared).
+ */
+export function fakeModelServers(): (handle: Parameters<typeof startFakeModelServer>[0]) => Promise<FakeModelServer> {
+  const open: FakeModelServer[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((s) => s.close()));
+  });
+  return async (handle) => {
+    const server = await startFakeModelServer(handle);
+    open.push(server);
+    return server;
   };
 }
