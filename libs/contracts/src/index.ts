@@ -8,6 +8,7 @@ export * from './health';
 export * from './knowledge';
 export * from './leads';
 export * from './plans';
+export * from './schema-docs';
 export * from './scopes';
 export * from './subjects';
 export * from './validation';

@@ -1,4 +1,5 @@
 import { Body, Controller, HttpCode, Param, Post, Req, Res } from '@nestjs/common';
+import { ApiBody, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import {
   WidgetBookingBody,
@@ -20,6 +21,8 @@ import { RpcClient } from '@sa/messaging';
 import { Public } from '../auth/route-access.decorator';
 import { ChatStreamer } from '../chat/chat-streamer';
 import { dto } from '../http/dto.pipe';
+import { ApiChatStream, ApiWidgetErrors, RATE_HEADERS } from '../openapi/api-responses';
+import { ApiWidgetData, ApiWidgetOperation } from './widget-openapi';
 import { WidgetAccess } from './widget-access';
 import { leadReceipt, ticketReceipt, visitorBooking } from './widget-views';
 
@@ -29,6 +32,8 @@ import { leadReceipt, ticketReceipt, visitorBooking } from './widget-views';
  * are minted by the server; a call naming a session that is not a widget session of this bot is
  * 403. Answers carry only what the visitor sent plus ids, statuses and timestamps.
  */
+@ApiTags('Widget')
+@ApiParam({ name: 'botId', description: 'The bot the widget belongs to; it names the workspace. Not a uuid, or unknown: 404.', schema: { type: 'string', format: 'uuid' } })
 @Controller('widget/v1/bots/:botId')
 export class WidgetController {
   constructor(
@@ -40,6 +45,10 @@ export class WidgetController {
   @Post('sessions')
   @Public()
   @HttpCode(201)
+  @ApiWidgetOperation('widgetCreateSession', 'Start a visitor session', 'Mints a new widget session of the bot. The widget keeps its id and sends it with every later call.')
+  @ApiBody({ type: WidgetSessionBody, required: false })
+  @ApiWidgetData(201, 'The new session.', WidgetSessionView)
+  @ApiWidgetErrors({ session: false })
   async session(@Param('botId') botId: string, @Body() body: unknown, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<{ data: WidgetSessionView }> {
     // No body, or an empty JSON object.
     if (body !== undefined && body !== null) dto(WidgetSessionBody, 'body').transform(body);
@@ -49,6 +58,15 @@ export class WidgetController {
 
   @Post('chat')
   @Public()
+  @ApiWidgetOperation(
+    'widgetChat',
+    'Chat with the bot',
+    'Sends a visitor message and streams the reply: the same answer pipeline and event-stream format as POST /v1/chat of the REST API, ' +
+      "with channel `widget`. Counts toward the bot's monthly widget budget (a plan limit per bot), not the workspace's message quota; " +
+      'a used-up budget gives 402 `widget_budget_exhausted`.',
+  )
+  @ApiChatStream({ session: 'The session this turn belongs to (minted when no sessionId was sent: keep it for later calls).', chatbot: 'The bot that answered.' }, RATE_HEADERS)
+  @ApiWidgetErrors({ session: true })
   async chat(@Param('botId') botId: string, @Body(dto(WidgetChatBody, 'body')) body: WidgetChatBody, @Req() req: FastifyRequest, @Res() reply: FastifyReply): Promise<void> {
     const ctx = await this.access.context(botId, req, reply, body.sessionId, ['chat:invoke']);
     await this.streamer.stream(ctx, { ...body, chatbotId: ctx.botIds![0] }, 'widget', reply);
@@ -57,6 +75,9 @@ export class WidgetController {
   @Post('feedback')
   @Public()
   @HttpCode(200)
+  @ApiWidgetOperation('widgetFeedback', 'Rate an answer', 'Records positive or negative feedback on an assistant message of the session.')
+  @ApiWidgetData(200, 'The feedback was recorded.', WidgetFeedbackView)
+  @ApiWidgetErrors({ session: true })
   async feedback(@Param('botId') botId: string, @Body(dto(WidgetFeedbackBody, 'body')) body: WidgetFeedbackBody, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<{ data: WidgetFeedbackView }> {
     const ctx = await this.access.context(botId, req, reply, body.sessionId, ['chat:invoke']);
     const done = await this.rpc.send('chat.message.feedback', body, ctx);
@@ -66,6 +87,9 @@ export class WidgetController {
   @Post('identify')
   @Public()
   @HttpCode(200)
+  @ApiWidgetOperation('widgetIdentify', 'Identify the visitor', "Links the session to a visitor signed in on the customer's site (the lead's `external_user_id`).")
+  @ApiWidgetData(200, 'The visitor was identified.', WidgetIdentifyView)
+  @ApiWidgetErrors({ session: true })
   async identify(@Param('botId') botId: string, @Body(dto(WidgetIdentifyBody, 'body')) body: WidgetIdentifyBody, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<{ data: WidgetIdentifyView }> {
     const ctx = await this.access.context(botId, req, reply, body.sessionId, ['chat:invoke']);
     const done = await this.rpc.send('leads.visitor.identify', { ...body, chatbotId: ctx.botIds![0] }, ctx);
@@ -75,6 +99,13 @@ export class WidgetController {
   @Post('leads')
   @Public()
   @HttpCode(201)
+  @ApiWidgetOperation(
+    'widgetCreateLead',
+    'Submit the lead form',
+    "Captures a lead from the widget's lead form (`captured_via` `form`). The answer is a receipt: the lead is read through the REST API.",
+  )
+  @ApiWidgetData(201, 'The lead form was stored.', WidgetReceiptView)
+  @ApiWidgetErrors({ session: true })
   async lead(@Param('botId') botId: string, @Body(dto(WidgetLeadBody, 'body')) body: WidgetLeadBody, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<{ data: WidgetReceiptView }> {
     const ctx = await this.access.context(botId, req, reply, body.sessionId, ['chat:invoke']);
     return { data: leadReceipt(await this.rpc.send('leads.lead.capture', { ...body, chatbotId: ctx.botIds![0] }, ctx)) };
@@ -83,6 +114,13 @@ export class WidgetController {
   @Post('bookings')
   @Public()
   @HttpCode(201)
+  @ApiWidgetOperation(
+    'widgetCreateBooking',
+    'Request a booking',
+    'Creates a `pending` booking; the workspace confirms, rejects, reschedules or cancels it through the REST API (PATCH /v1/bookings/{id}).',
+  )
+  @ApiWidgetData(201, 'The booking was requested.', WidgetBookingView)
+  @ApiWidgetErrors({ session: true })
   async booking(@Param('botId') botId: string, @Body(dto(WidgetBookingBody, 'body')) body: WidgetBookingBody, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<{ data: WidgetBookingView }> {
     const ctx = await this.access.context(botId, req, reply, body.sessionId, ['bookings:write']);
     return { data: visitorBooking(await this.rpc.send('bookings.booking.create', { ...body, chatbotId: ctx.botIds![0] }, ctx)) };
@@ -91,6 +129,9 @@ export class WidgetController {
   @Post('tickets')
   @Public()
   @HttpCode(201)
+  @ApiWidgetOperation('widgetCreateTicket', 'Open a support ticket', "Creates a support ticket from the widget's Support tab.")
+  @ApiWidgetData(201, 'The ticket was created.', WidgetReceiptView)
+  @ApiWidgetErrors({ session: true })
   async ticket(@Param('botId') botId: string, @Body(dto(WidgetTicketBody, 'body')) body: WidgetTicketBody, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<{ data: WidgetReceiptView }> {
     const ctx = await this.access.context(botId, req, reply, body.sessionId, ['chat:invoke']);
     return { data: ticketReceipt(await this.rpc.send('chat.ticket.create', { ...body, chatbotId: ctx.botIds![0] }, ctx)) };
@@ -99,6 +140,9 @@ export class WidgetController {
   @Post('handoff')
   @Public()
   @HttpCode(200)
+  @ApiWidgetOperation('widgetHandoff', 'Ask for a person', 'Marks the session for a person to take over.')
+  @ApiWidgetData(200, 'The handoff was requested.', WidgetHandoffView)
+  @ApiWidgetErrors({ session: true })
   async handoff(@Param('botId') botId: string, @Body(dto(WidgetHandoffBody, 'body')) body: WidgetHandoffBody, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<{ data: WidgetHandoffView }> {
     const ctx = await this.access.context(botId, req, reply, body.sessionId, ['chat:invoke']);
     const done = await this.rpc.send('chat.session.handoff', { ...body, chatbotId: ctx.botIds![0] }, ctx);
