@@ -1,4 +1,4 @@
-import { Body, Controller, Post, Res } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CallerContext, ChatRequest } from '@sa/contracts';
@@ -19,6 +19,8 @@ export class ChatController {
   constructor(private readonly streamer: ChatStreamer) {}
 
   @Post('chat')
+  // The stream's status, written by the streamer once the turn is accepted (errors before it are JSON).
+  @HttpCode(200)
   @RequireScope('chat:invoke')
   @ApiOperation({
     operationId: 'chat',

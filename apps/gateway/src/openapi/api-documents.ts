@@ -181,40 +181,62 @@ export const scopeOf = (route: Route): Scope | undefined => {
   return Reflect.getMetadata(PUBLIC_KEY, fn) === true ? undefined : (Reflect.getMetadata(SCOPE_KEY, fn) ?? Reflect.getMetadata(SCOPE_KEY, route.controller));
 };
 
-const INPUTS = new Set([RouteParamtypes.BODY, RouteParamtypes.QUERY, RouteParamtypes.PARAM]);
+const INPUTS: Partial<Record<RouteParamtypes, 'body' | 'query' | 'path'>> = {
+  [RouteParamtypes.BODY]: 'body',
+  [RouteParamtypes.QUERY]: 'query',
+  [RouteParamtypes.PARAM]: 'path',
+};
+
+/** The contract classes of a route: what it takes (body, query, path parameters) and what it answers (views). */
+export interface RouteContracts {
+  body?: Type;
+  query?: Type;
+  path?: Type;
+  views: Type[];
+}
+
+const isContract = (type: unknown): type is Type => typeof type === 'function' && type !== Object && type !== String && type !== Number && type !== Boolean;
+
+export function contractsOf(route: Route): RouteContracts {
+  const { controller, handler } = route;
+  const fn = (controller.prototype as Record<string, object>)[handler];
+  const out: RouteContracts = { views: [] };
+  // Parameters bound with @Body/@Query/@Param(dto(Contract, …)): their declared types.
+  const types = (Reflect.getMetadata('design:paramtypes', controller.prototype, handler) ?? []) as unknown[];
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, handler) ?? {}) as Record<string, { index: number }>;
+  for (const [key, arg] of Object.entries(args)) {
+    const where = INPUTS[Number(key.split(':')[0]) as RouteParamtypes];
+    if (where && isContract(types[arg.index])) out[where] = types[arg.index] as Type;
+  }
+  // A body the handler reads itself, named with @ApiBody.
+  for (const param of (Reflect.getMetadata(DECORATORS.API_PARAMETERS, fn) ?? []) as { in?: string; type?: unknown }[]) {
+    if (param.in === 'body' && isContract(param.type)) out.body = param.type;
+  }
+  out.views = [...((Reflect.getMetadata(DECORATORS.API_EXTRA_MODELS, controller) ?? []) as Type[]), ...((Reflect.getMetadata(DECORATORS.API_EXTRA_MODELS, fn) ?? []) as Type[])];
+  return out;
+}
+
 const declared = new WeakSet<object>();
 
 /**
  * Declares what swagger needs beyond the controllers' own decorators: the contract classes a route
- * takes (bodies, queries, path parameters: requests, closed to unknown members) or answers (its
- * extra models: views), and the security of a route with @RequireScope (its bearer token and
- * `x-required-scope`). Idempotent.
+ * takes (requests: closed to unknown members, as validateDto refuses them) or answers (views), and
+ * the security of a route with @RequireScope (its bearer token and `x-required-scope`). Idempotent.
  */
 function declareRoutes(controllers: Type[], models: Type[]): void {
   for (const model of models) documentContract(model);
-  for (const controller of controllers) {
-    for (const cls of (Reflect.getMetadata(DECORATORS.API_EXTRA_MODELS, controller) ?? []) as Type[]) documentContract(cls);
-    for (const route of routesOf(controller)) {
-      const proto = controller.prototype as Record<string, object>;
-      const fn = proto[route.handler];
-      if (declared.has(fn)) continue;
-      declared.add(fn);
-      const types = (Reflect.getMetadata('design:paramtypes', controller.prototype, route.handler) ?? []) as unknown[];
-      const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, route.handler) ?? {}) as Record<string, { index: number }>;
-      for (const [key, arg] of Object.entries(args)) {
-        const type = types[arg.index];
-        if (INPUTS.has(Number(key.split(':')[0])) && typeof type === 'function' && type !== Object && type !== String) documentContract(type as Type, { closed: true });
-      }
-      for (const param of (Reflect.getMetadata(DECORATORS.API_PARAMETERS, fn) ?? []) as { in?: string; type?: unknown }[]) {
-        if (param.in === 'body' && typeof param.type === 'function' && param.type !== String) documentContract(param.type as Type, { closed: true });
-      }
-      for (const cls of (Reflect.getMetadata(DECORATORS.API_EXTRA_MODELS, fn) ?? []) as Type[]) documentContract(cls);
-      const scope = scopeOf(route);
-      if (scope) {
-        const descriptor = Object.getOwnPropertyDescriptor(controller.prototype, route.handler)!;
-        ApiBearerAuth('bearerAuth')(controller.prototype, route.handler, descriptor);
-        ApiExtension('x-required-scope', scope)(controller.prototype, route.handler, descriptor);
-      }
+  for (const route of controllers.flatMap(routesOf)) {
+    const fn = (route.controller.prototype as Record<string, object>)[route.handler];
+    if (declared.has(fn)) continue;
+    declared.add(fn);
+    const { body, query, path, views } = contractsOf(route);
+    for (const input of [body, query, path]) if (input) documentContract(input, { closed: true });
+    for (const view of views) documentContract(view);
+    const scope = scopeOf(route);
+    if (scope) {
+      const descriptor = Object.getOwnPropertyDescriptor(route.controller.prototype, route.handler)!;
+      ApiBearerAuth('bearerAuth')(route.controller.prototype, route.handler, descriptor);
+      ApiExtension('x-required-scope', scope)(route.controller.prototype, route.handler, descriptor);
     }
   }
 }

@@ -58,6 +58,7 @@ export class WidgetController {
 
   @Post('chat')
   @Public()
+  @HttpCode(200)
   @ApiWidgetOperation(
     'widgetChat',
     'Chat with the bot',
