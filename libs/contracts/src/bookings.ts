@@ -46,9 +46,9 @@ export class UpdateBookingBody {
   @Doc('Included in the visitor e-mail.') @IsOptional() @IsString() @CharLength(0, BOOKING_COMMENT_MAX) cancelComment?: string;
 }
 
-/** bookings.booking.update: the body plus the booking id. */
+/** bookings.booking.update: the body plus the booking id (and the input of the MCP tool update_booking). */
 export class UpdateBookingRequest extends UpdateBookingBody {
-  @IsUUID() id: string;
+  @Doc('Booking id.') @IsUUID() id: string;
 }
 
 /** Limits of the visitor's contact details (widget forms). */

@@ -91,9 +91,12 @@ export function toValidationIssues(errors: ValidationError[], basePath: (string 
     const constraints = error.constraints ?? {};
     const names = Object.keys(constraints);
     if (names.length) {
-      // Report the first failing rule of a field only: "is required" says all that matters.
+      // Report the first failing rule of a field only: "is required" says all that matters, in the
+      // words of an IsDefined that has its own ("requestedSlot is required when action is reschedule").
       const missing = error.value === undefined || error.value === null;
-      const name = names.find((n) => n === 'whitelistValidation') ?? names[names.length - 1];
+      const name =
+        names.find((n) => n === 'whitelistValidation') ??
+        (missing && names.includes('isDefined') && hasCustomMessage('isDefined', constraints['isDefined']) ? 'isDefined' : names[names.length - 1]);
       const code = issueCode(name, error.value, (error.contexts as Record<string, { constraints?: unknown[] }> | undefined)?.[name]?.constraints ?? charLengthBounds(error));
       issues.push({
         code,

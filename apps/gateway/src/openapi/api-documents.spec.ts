@@ -228,7 +228,7 @@ describe('every rule of the contract classes is in the schemas', () => {
   });
 
   it('the error bodies and the chat chunk of both documents', () => {
-    for (const doc of [documents.rest, documents.widget]) {
+    for (const doc of [documents.rest, documents.widget] as Json[]) {
       for (const cls of [ErrorObjectBody, ValidationErrorBody, ChatChunk] as Type[]) checkClass(doc, cls, doc.components.schemas[contractSchemaName(cls)], contractSchemaName(cls));
     }
   });
