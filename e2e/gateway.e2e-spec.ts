@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { request } from './support/api';
 import { newWorkspace } from './support/fixtures';
@@ -13,6 +14,8 @@ describe('gateway edge behaviour (spec parts 7 and 9)', () => {
     expect(res.body.openapi).toBe('3.1.0');
     expect(res.body.info.version).toBe('1.0.1');
     expect(Object.keys(res.body.paths)).toEqual(expect.arrayContaining(['/bots', '/kb', '/kb/ingest', '/chat', '/bookings/{id}', '/openapi.json']));
+    // What the gateway generates when it starts is what the SDK was generated from (tools/sdk/generate.js).
+    expect(res.body).toEqual(JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'libs', 'sdk', 'openapi.json'), 'utf8')));
   });
 
   it('every response carries X-Request-Id; a plain caller id is echoed', async () => {

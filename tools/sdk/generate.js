@@ -2,7 +2,8 @@
 'use strict';
 /**
  * Generates the typed SDK's schema from the REST API's OpenAPI document (the one GET
- * /v1/openapi.json serves): libs/sdk/openapi.json and libs/sdk/src/schema.ts (openapi-typescript).
+ * /v1/openapi.json serves, generated from the gateway's controllers and contract classes):
+ * libs/sdk/openapi.json and libs/sdk/src/schema.ts (openapi-typescript).
  *
  *   node tools/sdk/generate.js           write both files
  *   node tools/sdk/generate.js --check   exit 1 when either differs from what the document gives
@@ -23,8 +24,9 @@ async function main() {
   const check = process.argv.includes('--check');
   const build = spawnSync(process.execPath, [path.join(root, 'tools', 'build.js'), '--if-stale', '--quiet'], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) throw new Error('build failed');
-  const { buildOpenApiDocument } = require(path.join(root, 'dist', 'apps', 'gateway', 'src', 'openapi', 'openapi.document.js'));
-  const doc = buildOpenApiDocument();
+  require('reflect-metadata');
+  const { gatewayApiDocuments } = require(path.join(root, 'dist', 'apps', 'gateway', 'src', 'openapi', 'gateway-documents.js'));
+  const doc = (await gatewayApiDocuments()).rest;
   const docText = `${JSON.stringify(doc, null, 2)}\n`;
   const { default: openapiTS, astToString } = await import('openapi-typescript');
   const ast = await openapiTS(JSON.parse(docText), { alphabetize: true });

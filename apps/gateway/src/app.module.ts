@@ -16,6 +16,7 @@ import { GATEWAY_CONFIG, GatewayConfig } from './config/gateway.config';
 import { HealthController } from './health/health.controller';
 import { KbController } from './knowledge/kb.controller';
 import { LeadsController } from './leads/leads.controller';
+import { API_DOCUMENTS, createApiDocuments } from './openapi/api-documents';
 import { OpenApiController } from './openapi/openapi.controller';
 import { ChatStreamer } from './chat/chat-streamer';
 import { WidgetAccess } from './widget/widget-access';
@@ -50,7 +51,13 @@ export class AppModule {
         AuthModule,
       ],
       controllers: [HealthController, OpenApiController, BotsController, KbController, ChatController, ConversationsController, BookingsController, LeadsController, WidgetController],
-      providers: [{ provide: APP_FILTER, inject: [GATEWAY_LOGGER], useFactory: (logger: Logger) => new HttpErrorFilter(logger) }, ChatStreamer, WidgetAccess],
+      providers: [
+        { provide: APP_FILTER, inject: [GATEWAY_LOGGER], useFactory: (logger: Logger) => new HttpErrorFilter(logger) },
+        ChatStreamer,
+        WidgetAccess,
+        // The OpenAPI documents, generated from this module's controllers and contracts when the gateway starts.
+        { provide: API_DOCUMENTS, useFactory: () => createApiDocuments(AppModule.forRoot(config, logger)) },
+      ],
     };
   }
 }

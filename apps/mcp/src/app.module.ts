@@ -54,7 +54,7 @@ export class AppModule {
           provide: ToolServerFactory,
           inject: [RpcClient, NATS_CONNECTION],
           useFactory: (rpc: RpcClient, nc: NatsConnection) =>
-            new ToolServerFactory(rpc, nc, { startTimeoutMs: config.chatStartTimeoutMs, idleTimeoutMs: config.chatIdleTimeoutMs }, logger),
+            ToolServerFactory.create(rpc, nc, { startTimeoutMs: config.chatStartTimeoutMs, idleTimeoutMs: config.chatIdleTimeoutMs }, logger),
         },
         {
           provide: EdgeAuthLifecycle,

@@ -1,18 +1,48 @@
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
-import { CharLength, IsLanguageTag, NotBlank, toInt } from './validation';
+import { ArrayMinSize, IsArray, IsIn, IsInt, IsISO8601, IsNumber, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
+import { ONLY_THIS_BOT } from './knowledge';
+import { Doc, Nested, Nullable } from './schema-docs';
+import { CharLength, IsCalendarDate, IsLanguageTag, NotBlank, toInt } from './validation';
 
 export const CHAT_MESSAGE_MAX = 2000;
 export const SESSION_ID_MAX = 120;
 export const CHAT_CHANNELS = ['api', 'widget', 'mcp'] as const;
 export type ChatChannel = (typeof CHAT_CHANNELS)[number];
+export const MESSAGE_ROLES = ['user', 'assistant'] as const;
+export const FEEDBACK_VALUES = ['positive', 'negative'] as const;
+export type Feedback = (typeof FEEDBACK_VALUES)[number];
+/** How the last frame of a chat stream says it ended (ours; the spec shows no end marker). */
+export const FINISH_REASONS = ['stop', 'error'] as const;
+
+/** What a widget call's sessionId is (the visitor widget API). */
+export const WIDGET_SESSION_DESCRIPTION =
+  'The visitor session, minted by the server (POST /bots/{botId}/sessions, or the X-Session-Id of a chat started without one). ' +
+  'Any other id, or a session of another bot, is refused with 403 `session_forbidden`.';
+
+/** The list queries' `limit` (spec part 8: lists are bounded), and the defaults when it is omitted. */
+export const LIST_LIMIT_MAX = 200;
+export const CONVERSATIONS_LIMIT_DEFAULT = 50;
+export const CONVERSATION_QUERY_MAX = 200;
+
+/** Reply languages the spec names (part 4); any BCP 47 code is accepted. */
+export const CHAT_LANGUAGES = ['en-IN', 'ja-JP', 'ko-KR', 'zh-CN', 'ms-MY', 'id-ID', 'th-TH', 'vi-VN', 'fil-PH', 'ar-AE', 'hi-IN', 'ta-IN', 'sw-KE', 'ha-NG', 'yo-NG'];
 
 /** Body of POST /v1/chat (spec part 4). */
+@Doc({ description: 'Body of POST /chat. Unknown members are rejected (400).' })
 export class ChatRequest {
-  @IsString() @CharLength(1, CHAT_MESSAGE_MAX) @NotBlank() message: string;
-  @IsOptional() @IsUUID() chatbotId?: string;
-  @IsOptional() @IsString() @CharLength(1, SESSION_ID_MAX) sessionId?: string;
-  @IsOptional() @IsString() @IsLanguageTag() language?: string;
+  @Doc("The visitor's question or message.") @IsString() @CharLength(1, CHAT_MESSAGE_MAX) @NotBlank() message: string;
+  @Doc('Required for bot-restricted tokens. The bot chosen when an unrestricted token omits it is not specified.') @IsOptional() @IsUUID() chatbotId?: string;
+  @Doc('A stable id that groups turns into one conversation.') @IsOptional() @IsString() @CharLength(1, SESSION_ID_MAX) sessionId?: string;
+  @Doc({
+    description:
+      "Reply language code. When omitted the bot's default is used, and the bot still matches the language the user writes in. " +
+      `Accepted codes include ${CHAT_LANGUAGES.join(', ')}.`,
+    examples: CHAT_LANGUAGES,
+  })
+  @IsOptional()
+  @IsString()
+  @IsLanguageTag()
+  language?: string;
 }
 
 /**
@@ -51,53 +81,143 @@ export interface ChatTurnCancel {
 
 export const CHAT_CANCEL_SUBJECT = 'chat.turn.cancel';
 
+/** The `limit` of a list query: at most LIST_LIMIT_MAX, `fallback` when omitted. */
+export const listLimitDescription = (fallback: number) => `Maximum number of items, 1 to ${LIST_LIMIT_MAX} (default ${fallback}).`;
+
 /** Query of GET /v1/conversations and request of chat.conversation.list. */
 export class ListConversationsRequest {
-  @IsOptional() @IsString() @CharLength(0, 200) q?: string;
-  @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(200) limit?: number;
-  @IsOptional() @IsUUID() chatbotId?: string;
+  @Doc(`Search text matched against the messages, at most ${CONVERSATION_QUERY_MAX} characters.`) @IsOptional() @IsString() @CharLength(0, CONVERSATION_QUERY_MAX) q?: string;
+  @Doc({ description: listLimitDescription(CONVERSATIONS_LIMIT_DEFAULT), default: CONVERSATIONS_LIMIT_DEFAULT })
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(LIST_LIMIT_MAX)
+  limit?: number;
+  @Doc('Only sessions of this bot.') @IsOptional() @IsUUID() chatbotId?: string;
 }
 
 /** chat.conversation.messages: the messages of one session. */
 export class ConversationMessagesRequest {
-  @IsString() @CharLength(1, SESSION_ID_MAX) sessionId: string;
+  @Doc('Session id.') @IsString() @CharLength(1, SESSION_ID_MAX) sessionId: string;
 }
 
 /** Query of GET /v1/analytics and request of chat.analytics.summary. */
 export class AnalyticsRequest {
-  @IsOptional() @IsUUID() chatbotId?: string;
+  @Doc(ONLY_THIS_BOT) @IsOptional() @IsUUID() chatbotId?: string;
 }
 
+const NOT_SHOWN = 'Values and format: not shown by the spec.';
+
 /** Conversation (session summary), spec part 2. */
-export interface ConversationView {
-  session_id: string;
-  message_count: number;
-  first_at: string;
-  last_at: string;
-  preview: string | null;
-  channel: string;
+@Doc({ name: 'Conversation', description: 'A conversation session summary.' })
+export class ConversationView {
+  @IsString() session_id: string;
+  @IsInt() message_count: number;
+  @IsISO8601() first_at: string;
+  @IsISO8601() last_at: string;
+  @Nullable() @IsString() preview: string | null;
+  @Doc(NOT_SHOWN) @IsString() channel: string;
 }
 
 /** ChatMessage, spec part 2. */
-export interface ChatMessageView {
-  id: string;
-  tenant_id: string;
-  chatbot_id: string | null;
-  session_id: string;
-  role: 'user' | 'assistant';
-  content: string;
-  feedback: 'positive' | 'negative' | null;
-  source_urls: string[] | null;
-  channel: string;
-  provider_message_id: string | null;
-  created_at: string;
+@Doc({ name: 'ChatMessage', description: 'One message of a conversation.' })
+export class ChatMessageView {
+  @IsUUID() id: string;
+  @IsUUID() tenant_id: string;
+  @Nullable() @IsUUID() chatbot_id: string | null;
+  @IsString() session_id: string;
+  @IsIn(MESSAGE_ROLES) role: 'user' | 'assistant';
+  @IsString() content: string;
+  @Nullable() @IsIn(FEEDBACK_VALUES) feedback: Feedback | null;
+  @Nullable() @IsArray() @IsString({ each: true }) source_urls: string[] | null;
+  @Doc(NOT_SHOWN) @IsString() channel: string;
+  @Nullable() @IsString() provider_message_id: string | null;
+  @IsISO8601() created_at: string;
+}
+
+@Doc({ name: 'AnalyticsDay' })
+export class AnalyticsDay {
+  @Doc('YYYY-MM-DD') @IsCalendarDate() day: string;
+  @IsInt() user_messages: number;
+  @IsInt() assistant_messages: number;
+}
+
+@Doc({ name: 'AnalyticsQuestion' })
+export class AnalyticsQuestion {
+  @IsString() question: string;
+  @IsInt() times: number;
+}
+
+@Doc({ name: 'AnalyticsUnanswered' })
+export class AnalyticsUnanswered {
+  @IsInt() count: number;
+  @IsInt() total: number;
+  @Doc('A percentage from 0 to 100, rounded to one decimal place.') @IsNumber() @Min(0) @Max(100) rate: number;
+}
+
+@Doc({ name: 'AnalyticsFeedback' })
+export class AnalyticsFeedback {
+  @IsInt() positive: number;
+  @IsInt() negative: number;
+}
+
+@Doc({ name: 'AnalyticsSessions' })
+export class AnalyticsSessions {
+  @IsInt() total: number;
+  @IsNumber() avg_messages: number;
 }
 
 /** Analytics, spec part 2 (all five members). */
-export interface AnalyticsView {
-  daily: { day: string; user_messages: number; assistant_messages: number }[];
-  top_questions: { question: string; times: number }[];
-  unanswered: { count: number; total: number; rate: number };
-  feedback: { positive: number; negative: number };
-  sessions: { total: number; avg_messages: number };
+@Doc({ name: 'Analytics', description: 'A summary of the last 30 days. All five members are always present.' })
+export class AnalyticsView {
+  @Doc('Messages per day.') @IsArray() @Nested(() => AnalyticsDay) daily: AnalyticsDay[];
+  @IsArray() @Nested(() => AnalyticsQuestion) top_questions: AnalyticsQuestion[];
+  @Nested(() => AnalyticsUnanswered) unanswered: AnalyticsUnanswered;
+  @Nested(() => AnalyticsFeedback) feedback: AnalyticsFeedback;
+  @Nested(() => AnalyticsSessions) sessions: AnalyticsSessions;
+}
+
+/*
+ * The JSON of one `data: <json>` frame of a chat answer's event stream (POST /v1/chat and the
+ * widget's chat), written by the gateway's chat streamer.
+ */
+
+@Doc({ name: 'ChatChunkDelta' })
+export class ChatChunkDelta {
+  @Doc('A fragment of the reply; an empty string in the last frame.') @IsString() content: string;
+}
+
+@Doc({ name: 'ChatChunkChoice' })
+export class ChatChunkChoice {
+  @Doc({ description: 'Not in the spec (this implementation adds it; marked x-extension): always 0, as in OpenAI chunks.', extension: true }) @IsOptional() @IsInt() index?: number;
+  @Nested(() => ChatChunkDelta) delta: ChatChunkDelta;
+  @Doc({
+    description:
+      'Not in the spec (this implementation adds it; marked x-extension). null in every frame but the last; the last frame says how the ' +
+      'stream ended: `stop` (the answer is complete and stored) or `error` (it broke off; see `error`).',
+    extension: true,
+  })
+  @IsOptional()
+  @Nullable()
+  @IsIn(FINISH_REASONS)
+  finish_reason?: (typeof FINISH_REASONS)[number] | null;
+}
+
+@Doc({ name: 'ChatChunkError' })
+export class ChatChunkError {
+  @Doc('Machine code, for example `internal_error` (the answer could not be saved, so it was not counted) or `service_unavailable`.') @IsString() code: string;
+  @Doc('What happened, in words a person can read.') @IsString() message: string;
+}
+
+@Doc({
+  name: 'ChatChunk',
+  description: 'The JSON of one `data: <json>` frame of the POST /chat event stream; `choices[0].delta.content` is a string fragment of the reply, in every frame.',
+})
+export class ChatChunk {
+  @IsArray() @ArrayMinSize(1) @Nested(() => ChatChunkChoice) choices: ChatChunkChoice[];
+  @Doc({ description: 'Not in the spec (this implementation adds it; marked x-extension). Only in a last frame whose finish_reason is `error`.', extension: true })
+  @IsOptional()
+  @Nested(() => ChatChunkError)
+  error?: ChatChunkError;
 }

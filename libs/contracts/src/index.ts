@@ -10,6 +10,7 @@ export * from './identity';
 export * from './knowledge';
 export * from './leads';
 export * from './plans';
+export * from './schema-docs';
 export * from './scopes';
 export * from './subjects';
 export * from './validation';

@@ -1,4 +1,5 @@
-import { IsArray, IsDefined, IsInt, IsOptional, IsString, IsUUID, Max, Min, ValidateIf } from 'class-validator';
+import { IsArray, IsDefined, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Max, Min, ValidateIf } from 'class-validator';
+import { Doc, Nullable } from './schema-docs';
 import { CharLength, IsHttpUrl, NotBlank } from './validation';
 
 export const KB_TITLE_MAX = 300;
@@ -8,39 +9,57 @@ export type KbSourceType = (typeof KB_SOURCE_TYPES)[number];
 export const KB_STATUSES = ['queued', 'processing', 'ready', 'failed'] as const;
 export type KbStatus = (typeof KB_STATUSES)[number];
 
+/** The description of a chatbotId that filters a list (REST query, MCP argument). */
+export const ONLY_THIS_BOT = 'Only this bot. A token restricted to specific bots must send an allowed chatbotId.';
+
 /** Body of POST /v1/kb/ingest (spec part 4) and request of knowledge.document.ingest. */
+@Doc({
+  name: 'KbIngestRequest',
+  description: 'Body of POST /kb/ingest. Unknown members are rejected (400). At least one of `url` or a non-empty `text` must be present; otherwise 400.',
+  rules: { anyOf: [{ required: ['url'] }, { required: ['text'] }] },
+})
 export class IngestKbRequest {
-  @IsString() @CharLength(1, KB_TITLE_MAX) @NotBlank() title: string;
+  @Doc('Title of the document.') @IsString() @CharLength(1, KB_TITLE_MAX) @NotBlank() title: string;
   /** An absolute http(s) URL; checked further (addresses, robots.txt) when it is fetched. */
+  @Doc('A page to crawl (http or https). One of `url` or `text` is required.')
   @ValidateIf((o: IngestKbRequest) => o.url !== undefined || o.text === undefined)
   @IsDefined({ message: 'one of url or text is required' })
   @IsHttpUrl()
   url?: string;
-  @IsOptional() @IsString() @CharLength(1, KB_TEXT_MAX) text?: string;
-  @IsOptional() @IsUUID() chatbotId?: string;
+  @Doc('Raw text. One of `url` or `text` is required.') @IsOptional() @IsString() @CharLength(1, KB_TEXT_MAX) text?: string;
+  @Doc('Target bot (default: the whole workspace). A token restricted to specific bots must send an allowed chatbotId.') @IsOptional() @IsUUID() chatbotId?: string;
 }
 
 /** Query of GET /v1/kb and request of knowledge.document.list. */
 export class ListKbRequest {
-  @IsOptional() @IsUUID() chatbotId?: string;
+  @Doc(ONLY_THIS_BOT) @IsOptional() @IsUUID() chatbotId?: string;
 }
 
 /** KBDocument of spec part 2, plus failure_reason (ours: why a failed document failed). */
-export interface KbDocumentView {
-  id: string;
-  title: string;
-  source_url: string | null;
-  source_type: KbSourceType;
-  status: KbStatus;
-  chunk_count: number;
-  chatbot_id: string | null;
-  created_at: string;
+@Doc({ name: 'KBDocument', description: 'A knowledge-base document. POST /kb/ingest creates it `queued`; poll GET /kb for its status.' })
+export class KbDocumentView {
+  @IsUUID() id: string;
+  @IsString() title: string;
+  @Nullable() @IsString() source_url: string | null;
+  @IsIn(KB_SOURCE_TYPES) source_type: KbSourceType;
+  @IsIn(KB_STATUSES) status: KbStatus;
+  @IsInt() chunk_count: number;
+  @Nullable() @IsUUID() chatbot_id: string | null;
+  @IsISO8601() created_at: string;
+  @Doc({
+    description: 'Not in the spec (this implementation adds it; marked x-extension): why a `failed` document failed, in words a person can act on; null otherwise.',
+    extension: true,
+  })
+  @Nullable()
+  @IsString()
   failure_reason: string | null;
 }
 
-export interface KbIngestAccepted {
-  id: string;
-  status: KbStatus;
+/** The `data` of the 202 of POST /v1/kb/ingest: the spec shows `{id: string, status: string}`. */
+@Doc({ description: 'The `data` of the 202 response of POST /kb/ingest.' })
+export class KbIngestAccepted {
+  @Doc('Identifier of the queued document (a uuid in this implementation).') @IsString() id: string;
+  @Doc('The document status; `queued` on acceptance.') @IsString() status: KbStatus;
 }
 
 /** knowledge.passage.search: retrieval for chat. Without chatbotId, the whole workspace. */

@@ -1,4 +1,7 @@
-import { IsOptional, IsUUID } from 'class-validator';
+import { IsIn, IsInt, IsISO8601, IsNumber, IsOptional, IsString, IsUUID } from 'class-validator';
+import { ONLY_THIS_BOT } from './knowledge';
+import { Doc, Nullable } from './schema-docs';
+import { IsStringMap } from './validation';
 
 export const LEAD_STATUSES = ['new', 'contacted', 'qualified', 'won', 'lost'] as const;
 export type LeadStatus = (typeof LEAD_STATUSES)[number];
@@ -10,35 +13,39 @@ export const LEADS_LIST_MAX = 500;
 
 /** Query of GET /v1/leads (spec part 4) and request of leads.lead.list. */
 export class ListLeadsRequest {
-  @IsOptional() @IsUUID() chatbotId?: string;
+  @Doc(ONLY_THIS_BOT) @IsOptional() @IsUUID() chatbotId?: string;
 }
 
+const NOT_SHOWN = 'Values: not shown by the spec.';
+const FORMAT_NOT_SHOWN = 'Format: not shown by the spec.';
+
 /** Lead, spec part 2. */
-export interface LeadView {
-  id: string;
-  tenant_id: string;
-  chatbot_id: string | null;
-  session_id: string;
-  name: string | null;
-  email: string | null;
-  phone: string | null;
-  external_user_id: string | null;
-  company: string | null;
-  intent_category: string | null;
-  intent_summary: string | null;
-  score: number;
-  score_band: ScoreBand;
-  sentiment: string | null;
-  qualification: Record<string, string> | null;
-  status: LeadStatus;
-  captured_via: CaptureMethod;
-  confidence: number | null;
-  notified_at: string | null;
-  asked_contact_at: string | null;
-  notes: string | null;
-  country: string | null;
-  region: string | null;
-  channel: string;
-  created_at: string;
-  updated_at: string;
+@Doc({ name: 'Lead', description: 'An intent-scored lead.' })
+export class LeadView {
+  @IsUUID() id: string;
+  @IsUUID() tenant_id: string;
+  @Nullable() @IsUUID() chatbot_id: string | null;
+  @IsString() session_id: string;
+  @Doc('Contact name.') @Nullable() @IsString() name: string | null;
+  @Doc('Contact e-mail.') @Nullable() @IsString() email: string | null;
+  @Doc('Contact phone.') @Nullable() @IsString() phone: string | null;
+  @Doc("Set when the visitor was signed in through the widget's identify call.") @Nullable() @IsString() external_user_id: string | null;
+  @Nullable() @IsString() company: string | null;
+  @Doc(NOT_SHOWN) @Nullable() @IsString() intent_category: string | null;
+  @Doc('AI summary of the intent.') @Nullable() @IsString() intent_summary: string | null;
+  @IsInt() score: number;
+  @IsIn(SCORE_BANDS) score_band: ScoreBand;
+  @Doc(NOT_SHOWN) @Nullable() @IsString() sentiment: string | null;
+  @Doc('Map of string to string.') @Nullable() @IsStringMap() qualification: Record<string, string> | null;
+  @IsIn(LEAD_STATUSES) status: LeadStatus;
+  @IsIn(CAPTURE_METHODS) captured_via: CaptureMethod;
+  @Nullable() @IsNumber() confidence: number | null;
+  @Nullable() @IsISO8601() notified_at: string | null;
+  @Nullable() @IsISO8601() asked_contact_at: string | null;
+  @Nullable() @IsString() notes: string | null;
+  @Doc(FORMAT_NOT_SHOWN) @Nullable() @IsString() country: string | null;
+  @Doc(FORMAT_NOT_SHOWN) @Nullable() @IsString() region: string | null;
+  @Doc('Values and format: not shown by the spec.') @IsString() channel: string;
+  @IsISO8601() created_at: string;
+  @IsISO8601() updated_at: string;
 }

@@ -1,8 +1,10 @@
 import 'reflect-metadata';
 import { Type, plainToInstance } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Max, Min, ValidateNested, ValidationError, validateSync } from 'class-validator';
+import { UpdateBookingBody } from './bookings';
 import { CreateBotRequest } from './bots';
 import { CallerContext } from './context';
+import { IngestKbRequest } from './knowledge';
 import { CharLength, IsLanguageTag, NotBlank, canonicalLanguage, charLength, plainJsonIssue, toValidationIssues } from './validation';
 
 // The options every edge validates with (libs/messaging validateDto).
@@ -153,6 +155,9 @@ describe('toValidationIssues', () => {
   it('reports a missing field as required, once, whatever else it breaks', () => {
     expect(issues(CreateBotRequest, {}, ['body'])).toEqual([{ code: 'required', path: ['body', 'name'], message: 'body.name is required' }]);
     expect(issues(CreateBotRequest, { name: null })).toEqual([{ code: 'required', path: ['name'], message: 'name is required' }]);
+    // A rule's own words for a missing member are kept, whatever other rules the member has.
+    expect(issues(UpdateBookingBody, { action: 'reschedule' })).toEqual([{ code: 'required', path: ['requestedSlot'], message: 'requestedSlot is required when action is reschedule' }]);
+    expect(issues(IngestKbRequest, { title: 'Pricing' })).toEqual([{ code: 'required', path: ['url'], message: 'one of url or text is required' }]);
   });
 
   it('reports unknown members as unrecognized_keys', () => {

@@ -66,8 +66,8 @@ export function IsLanguageTag(options?: ValidationOptions): PropertyDecorator {
 }
 
 
-const TYPE_CONSTRAINTS = new Set(['isString', 'isInt', 'isNumber', 'isBoolean', 'isArray', 'isObject', 'isStringMap', 'nestedValidation']);
-const FORMAT_CONSTRAINTS = new Set(['isHttpUrl', 'isUuid', 'isUUID', 'isIso8601', 'isISO8601', 'isUrl', 'isURL', 'isEmail', 'isLanguageTag', 'matches', 'isDateString']);
+const TYPE_CONSTRAINTS = new Set(['isString', 'isInt', 'isNumber', 'isBoolean', 'isArray', 'isObject', 'isStringMap', 'isIntegerMap', 'isKeyPath', 'nestedValidation']);
+const FORMAT_CONSTRAINTS = new Set(['isHttpUrl', 'isUuid', 'isUUID', 'isIso8601', 'isISO8601', 'isUrl', 'isURL', 'isEmail', 'isLanguageTag', 'matches', 'isDateString', 'isCalendarDate']);
 
 function issueCode(constraint: string, value: unknown, constraints: unknown[] | undefined): string {
   if (constraint === 'whitelistValidation') return 'unrecognized_keys';
@@ -91,9 +91,12 @@ export function toValidationIssues(errors: ValidationError[], basePath: (string 
     const constraints = error.constraints ?? {};
     const names = Object.keys(constraints);
     if (names.length) {
-      // Report the first failing rule of a field only: "is required" says all that matters.
+      // Report the first failing rule of a field only: "is required" says all that matters, in the
+      // words of an IsDefined that has its own ("requestedSlot is required when action is reschedule").
       const missing = error.value === undefined || error.value === null;
-      const name = names.find((n) => n === 'whitelistValidation') ?? names[names.length - 1];
+      const name =
+        names.find((n) => n === 'whitelistValidation') ??
+        (missing && names.includes('isDefined') && hasCustomMessage('isDefined', constraints['isDefined']) ? 'isDefined' : names[names.length - 1]);
       const code = issueCode(name, error.value, (error.contexts as Record<string, { constraints?: unknown[] }> | undefined)?.[name]?.constraints ?? charLengthBounds(error));
       issues.push({
         code,
@@ -247,6 +250,55 @@ export function IsStringMap(options?: ValidationOptions): PropertyDecorator {
         validate: (value: unknown) =>
           typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((v) => typeof v === 'string'),
         defaultMessage: buildMessage((each) => `${each}$property must be an object whose values are strings`, options),
+      },
+    },
+    options,
+  );
+}
+
+/** An object whose members are all integers (a map of string to integer, such as slots per tier). */
+export function IsIntegerMap(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isIntegerMap',
+      validator: {
+        validate: (value: unknown) =>
+          typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((v) => Number.isInteger(v)),
+        defaultMessage: buildMessage((each) => `${each}$property must be an object whose values are integers`, options),
+      },
+    },
+    options,
+  );
+}
+
+/** A calendar date that exists, YYYY-MM-DD (JSON Schema's `date` format). */
+export function isCalendarDate(value: string): boolean {
+  const at = /^\d{4}-\d{2}-\d{2}$/.test(value) ? Date.parse(`${value}T00:00:00Z`) : NaN;
+  return !Number.isNaN(at) && new Date(at).toISOString().startsWith(value);
+}
+
+/** A calendar date, YYYY-MM-DD (JSON Schema's `date` format). */
+export function IsCalendarDate(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isCalendarDate',
+      validator: {
+        validate: (value: unknown) => typeof value === 'string' && isCalendarDate(value),
+        defaultMessage: buildMessage((each) => `${each}$property must be a date such as 2026-03-01`, options),
+      },
+    },
+    options,
+  );
+}
+
+/** Where in a payload something is: member names and list positions, such as ["body", "name"] or ["items", 0]. */
+export function IsKeyPath(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isKeyPath',
+      validator: {
+        validate: (value: unknown) => Array.isArray(value) && value.every((v) => typeof v === 'string' || Number.isInteger(v)),
+        defaultMessage: buildMessage((each) => `${each}$property must be a list of member names and positions`, options),
       },
     },
     options,

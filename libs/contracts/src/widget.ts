@@ -1,6 +1,7 @@
-import { IsEmail, IsIn, IsOptional, IsString, IsUUID } from 'class-validator';
-import type { BookingView } from './bookings';
-import { SESSION_ID_MAX } from './chat';
+import { Equals, IsEmail, IsIn, IsISO8601, IsOptional, IsString, IsUUID } from 'class-validator';
+import { EMAIL_MAX, EMAIL_MIN, PERSON_NAME_MAX, PHONE_MAX, PHONE_MIN } from './bookings';
+import { CHAT_MESSAGE_MAX, FEEDBACK_VALUES, Feedback, SESSION_ID_MAX, WIDGET_SESSION_DESCRIPTION } from './chat';
+import { Doc } from './schema-docs';
 import { CharLength, IsLanguageTag, IsStringMap, NotBlank } from './validation';
 
 /**
@@ -14,54 +15,67 @@ import { CharLength, IsLanguageTag, IsStringMap, NotBlank } from './validation';
  * that carries a sessionId is refused (403 session_forbidden) unless it was minted as a widget
  * session of the bot in the path.
  */
+@Doc({ name: 'WidgetSessionRequest', description: 'Body of POST /bots/{botId}/sessions: none, or an empty object. Unknown members are rejected (400).' })
 export class WidgetSessionBody {}
 
 /** POST …/chat: the same answer pipeline and SSE format as POST /v1/chat, channel `widget`. */
+@Doc({ name: 'WidgetChatRequest', description: 'Body of POST /bots/{botId}/chat. Unknown members are rejected (400).' })
 export class WidgetChatBody {
-  @IsString() @CharLength(1, 2000) @NotBlank() message: string;
-  @IsOptional() @IsString() @CharLength(1, SESSION_ID_MAX) sessionId?: string;
-  @IsOptional() @IsString() @IsLanguageTag() language?: string;
+  @Doc(`1 to ${CHAT_MESSAGE_MAX} characters, not only white space.`) @IsString() @CharLength(1, CHAT_MESSAGE_MAX) @NotBlank() message: string;
+  @Doc(`${WIDGET_SESSION_DESCRIPTION} When omitted a new session is minted; its id is returned in the X-Session-Id header.`)
+  @IsOptional()
+  @IsString()
+  @CharLength(1, SESSION_ID_MAX)
+  sessionId?: string;
+  @Doc("Reply language code such as `en` or `ja-JP` (BCP 47). When omitted the bot's default is used.") @IsOptional() @IsString() @IsLanguageTag() language?: string;
 }
 
 /** POST …/feedback on an assistant message of that session. */
+@Doc({ name: 'WidgetFeedbackRequest', description: 'Body of POST /bots/{botId}/feedback. Unknown members are rejected (400).' })
 export class WidgetFeedbackBody {
-  @IsString() @CharLength(1, SESSION_ID_MAX) sessionId: string;
-  @IsUUID() messageId: string;
-  @IsIn(['positive', 'negative']) feedback: 'positive' | 'negative';
+  @Doc(WIDGET_SESSION_DESCRIPTION) @IsString() @CharLength(1, SESSION_ID_MAX) sessionId: string;
+  @Doc('An assistant message of that session.') @IsUUID() messageId: string;
+  @IsIn(FEEDBACK_VALUES) feedback: Feedback;
 }
 
+export const EXTERNAL_USER_ID_MAX = 200;
+
 /** POST …/identify: the visitor is signed in on the customer's site. */
+@Doc({ name: 'WidgetIdentifyRequest', description: "Body of POST /bots/{botId}/identify: the visitor is signed in on the customer's site. Unknown members are rejected (400)." })
 export class WidgetIdentifyBody {
-  @IsString() @CharLength(1, SESSION_ID_MAX) sessionId: string;
-  @IsString() @CharLength(1, 200) @NotBlank() externalUserId: string;
-  @IsOptional() @IsString() @CharLength(1, 200) name?: string;
-  @IsOptional() @IsString() @IsEmail() @CharLength(3, 254) email?: string;
-  @IsOptional() @IsString() @CharLength(3, 40) phone?: string;
+  @Doc(WIDGET_SESSION_DESCRIPTION) @IsString() @CharLength(1, SESSION_ID_MAX) sessionId: string;
+  @Doc("The visitor's user id on the customer's site; not only white space.") @IsString() @CharLength(1, EXTERNAL_USER_ID_MAX) @NotBlank() externalUserId: string;
+  @IsOptional() @IsString() @CharLength(1, PERSON_NAME_MAX) name?: string;
+  @IsOptional() @IsString() @IsEmail() @CharLength(EMAIL_MIN, EMAIL_MAX) email?: string;
+  @IsOptional() @IsString() @CharLength(PHONE_MIN, PHONE_MAX) phone?: string;
 }
 
 /** POST …/leads: the widget's lead form. */
+@Doc({ name: 'WidgetLeadRequest', description: "Body of POST /bots/{botId}/leads: the widget's lead form. Unknown members are rejected (400)." })
 export class WidgetLeadBody {
-  @IsOptional() @IsString() @CharLength(1, SESSION_ID_MAX) sessionId?: string;
-  @IsOptional() @IsString() @CharLength(1, 200) name?: string;
-  @IsOptional() @IsString() @IsEmail() @CharLength(3, 254) email?: string;
-  @IsOptional() @IsString() @CharLength(3, 40) phone?: string;
+  @Doc(WIDGET_SESSION_DESCRIPTION) @IsOptional() @IsString() @CharLength(1, SESSION_ID_MAX) sessionId?: string;
+  @IsOptional() @IsString() @CharLength(1, PERSON_NAME_MAX) name?: string;
+  @IsOptional() @IsString() @IsEmail() @CharLength(EMAIL_MIN, EMAIL_MAX) email?: string;
+  @IsOptional() @IsString() @CharLength(PHONE_MIN, PHONE_MAX) phone?: string;
   @IsOptional() @IsString() @CharLength(1, 200) company?: string;
   @IsOptional() @IsString() @CharLength(1, 2000) message?: string;
-  @IsOptional() @IsStringMap() qualification?: Record<string, string>;
+  @Doc('Answers of the lead form: a map of string to string.') @IsOptional() @IsStringMap() qualification?: Record<string, string>;
 }
 
 /** POST …/tickets: a support ticket from the widget's Support tab. */
+@Doc({ name: 'WidgetTicketRequest', description: "Body of POST /bots/{botId}/tickets: a support ticket from the widget's Support tab. Unknown members are rejected (400)." })
 export class WidgetTicketBody {
-  @IsString() @CharLength(1, SESSION_ID_MAX) sessionId: string;
-  @IsString() @IsEmail() @CharLength(3, 254) email: string;
-  @IsString() @CharLength(1, 200) @NotBlank() subject: string;
-  @IsString() @CharLength(1, 5000) @NotBlank() message: string;
-  @IsOptional() @IsString() @CharLength(1, 200) name?: string;
+  @Doc(WIDGET_SESSION_DESCRIPTION) @IsString() @CharLength(1, SESSION_ID_MAX) sessionId: string;
+  @IsString() @IsEmail() @CharLength(EMAIL_MIN, EMAIL_MAX) email: string;
+  @Doc('Not only white space.') @IsString() @CharLength(1, 200) @NotBlank() subject: string;
+  @Doc('Not only white space.') @IsString() @CharLength(1, 5000) @NotBlank() message: string;
+  @IsOptional() @IsString() @CharLength(1, PERSON_NAME_MAX) name?: string;
 }
 
 /** POST …/handoff: the visitor asks for a person. */
+@Doc({ name: 'WidgetHandoffRequest', description: 'Body of POST /bots/{botId}/handoff: the visitor asks for a person. Unknown members are rejected (400).' })
 export class WidgetHandoffBody {
-  @IsString() @CharLength(1, SESSION_ID_MAX) sessionId: string;
+  @Doc(WIDGET_SESSION_DESCRIPTION) @IsString() @CharLength(1, SESSION_ID_MAX) sessionId: string;
   @IsOptional() @IsString() @CharLength(1, 500) reason?: string;
 }
 
@@ -125,35 +139,40 @@ export interface TicketView {
  */
 
 /** POST …/sessions. */
-export interface WidgetSessionView {
+@Doc({ name: 'WidgetSession', description: 'A new widget session of the bot.' })
+export class WidgetSessionView {
+  @Doc("A fresh, unguessable session id (256 random bits, base64url). Keep it in the browser: it is the visitor's key to the session.")
+  @IsString()
+  @CharLength(1, SESSION_ID_MAX)
   session_id: string;
 }
 
 /** POST …/feedback. */
-export interface WidgetFeedbackView {
-  message_id: string;
-  feedback: 'positive' | 'negative';
+@Doc({ name: 'FeedbackResult', description: 'The feedback now recorded on the message.' })
+export class WidgetFeedbackView {
+  @IsUUID() message_id: string;
+  @IsIn(FEEDBACK_VALUES) feedback: Feedback;
 }
 
 /** POST …/identify. */
-export interface WidgetIdentifyView {
-  session_id: string;
-  identified: true;
+@Doc({ name: 'IdentifyResult', description: 'The session is now linked to the signed-in visitor.' })
+export class WidgetIdentifyView {
+  @IsString() session_id: string;
+  @Equals(true) identified: true;
 }
 
 /** POST …/leads and POST …/tickets: the submission was stored. */
-export interface WidgetReceiptView {
-  id: string;
-  session_id: string;
-  status: 'received';
-  created_at: string;
+@Doc({ name: 'Receipt', description: 'The submission was stored. Nothing stored about the visitor is returned.' })
+export class WidgetReceiptView {
+  @Doc('The stored record (lead or ticket).') @IsUUID() id: string;
+  @Doc('The session it belongs to (for a lead form sent without a session, one the server made).') @IsString() session_id: string;
+  @Equals('received') status: 'received';
+  @IsISO8601() created_at: string;
 }
 
-/** POST …/bookings: the visitor's own request as stored, with its id and status; nothing of the workspace's. */
-export type WidgetBookingView = Omit<BookingView, 'tenant_id' | 'rejection_comment' | 'confirmed_at' | 'rejected_at' | 'cancelled_at'>;
-
 /** POST …/handoff. */
-export interface WidgetHandoffView {
-  session_id: string;
-  handoff: true;
+@Doc({ name: 'HandoffResult', description: 'The session is marked for a person to take over.' })
+export class WidgetHandoffView {
+  @IsString() session_id: string;
+  @Equals(true) handoff: true;
 }

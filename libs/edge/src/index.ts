@@ -11,3 +11,4 @@ export * from './edge-gate';
 export * from './http-limits';
 export * from './http-policy';
 export * from './json-body';
+export * from './openapi';

@@ -260,33 +260,38 @@ export interface components {
         /** @description A summary of the last 30 days. All five members are always present. */
         Analytics: {
             /** @description Messages per day. */
-            daily: {
-                assistant_messages: number;
-                /**
-                 * Format: date
-                 * @description YYYY-MM-DD
-                 */
-                day: string;
-                user_messages: number;
-            }[];
-            feedback: {
-                negative: number;
-                positive: number;
-            };
-            sessions: {
-                avg_messages: number;
-                total: number;
-            };
-            top_questions: {
-                question: string;
-                times: number;
-            }[];
-            unanswered: {
-                count: number;
-                /** @description A percentage from 0 to 100, rounded to one decimal place. */
-                rate: number;
-                total: number;
-            };
+            daily: components["schemas"]["AnalyticsDay"][];
+            feedback: components["schemas"]["AnalyticsFeedback"];
+            sessions: components["schemas"]["AnalyticsSessions"];
+            top_questions: components["schemas"]["AnalyticsQuestion"][];
+            unanswered: components["schemas"]["AnalyticsUnanswered"];
+        };
+        AnalyticsDay: {
+            assistant_messages: number;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            day: string;
+            user_messages: number;
+        };
+        AnalyticsFeedback: {
+            negative: number;
+            positive: number;
+        };
+        AnalyticsQuestion: {
+            question: string;
+            times: number;
+        };
+        AnalyticsSessions: {
+            avg_messages: number;
+            total: number;
+        };
+        AnalyticsUnanswered: {
+            count: number;
+            /** @description A percentage from 0 to 100, rounded to one decimal place. */
+            rate: number;
+            total: number;
         };
         /** @description An appointment booking made by a visitor through the widget. */
         Booking: {
@@ -337,26 +342,29 @@ export interface components {
         };
         /** @description The JSON of one `data: <json>` frame of the POST /chat event stream; `choices[0].delta.content` is a string fragment of the reply, in every frame. */
         ChatChunk: {
-            choices: {
-                delta: {
-                    /** @description A fragment of the reply; an empty string in the last frame. */
-                    content: string;
-                };
-                /**
-                 * @description Not in the spec (this implementation adds it; marked x-extension). null in every frame but the last; the last frame says how the stream ended: `stop` (the answer is complete and stored) or `error` (it broke off; see `error`).
-                 * @enum {string|null}
-                 */
-                finish_reason?: "stop" | "error" | null;
-                /** @description Not in the spec (this implementation adds it; marked x-extension): always 0, as in OpenAI chunks. */
-                index?: number;
-            }[];
+            choices: components["schemas"]["ChatChunkChoice"][];
             /** @description Not in the spec (this implementation adds it; marked x-extension). Only in a last frame whose finish_reason is `error`. */
-            error?: {
-                /** @description Machine code, for example `internal_error` (the answer could not be saved, so it was not counted) or `service_unavailable`. */
-                code: string;
-                /** @description What happened, in words a person can read. */
-                message: string;
-            };
+            error?: components["schemas"]["ChatChunkError"];
+        };
+        ChatChunkChoice: {
+            delta: components["schemas"]["ChatChunkDelta"];
+            /**
+             * @description Not in the spec (this implementation adds it; marked x-extension). null in every frame but the last; the last frame says how the stream ended: `stop` (the answer is complete and stored) or `error` (it broke off; see `error`).
+             * @enum {string|null}
+             */
+            finish_reason?: "stop" | "error" | null;
+            /** @description Not in the spec (this implementation adds it; marked x-extension): always 0, as in OpenAI chunks. */
+            index?: number;
+        };
+        ChatChunkDelta: {
+            /** @description A fragment of the reply; an empty string in the last frame. */
+            content: string;
+        };
+        ChatChunkError: {
+            /** @description Machine code, for example `internal_error` (the answer could not be saved, so it was not counted) or `service_unavailable`. */
+            code: string;
+            /** @description What happened, in words a person can read. */
+            message: string;
         };
         /** @description One message of a conversation. */
         ChatMessage: {
@@ -405,6 +413,7 @@ export interface components {
              * @example yo-NG
              */
             language?: string;
+            /** @description The visitor's question or message. */
             message: string;
             /** @description A stable id that groups turns into one conversation. */
             sessionId?: string;
@@ -449,7 +458,7 @@ export interface components {
             available_slots?: {
                 [key: string]: number;
             };
-            /** @description Machine code. The spec names `api_locked`; the complete list is not shown. This implementation sends: `bad_request`, `unauthorized`, `api_locked`, `plan_capacity_exhausted`, `quota_exhausted`, `insufficient_scope`, `bot_access_denied`, `tier_capacity_unavailable`, `not_found`, `bot_name_taken`, `conflict`, `rate_limited`, `internal_error`, `service_unavailable`; the visitor widget API also `widget_budget_exhausted`, `session_forbidden`. */
+            /** @description Machine code. The spec names `api_locked`; the complete list is not shown. This implementation sends: `bad_request`, `unauthorized`, `api_locked`, `plan_capacity_exhausted`, `quota_exhausted`, `insufficient_scope`, `bot_access_denied`, `tier_capacity_unavailable`, `not_found`, `bot_name_taken`, `conflict`, `rate_limited`, `service_unavailable`, `internal_error`; the visitor widget API also `widget_budget_exhausted`, `session_forbidden`. */
             code?: string;
             /** @description Reason phrase of the status, for example `Conflict` (this implementation). */
             error?: string;
@@ -488,15 +497,16 @@ export interface components {
         KbIngestRequest: {
             /**
              * Format: uuid
-             * @description Target bot. A token restricted to specific bots must send an allowed chatbotId.
+             * @description Target bot (default: the whole workspace). A token restricted to specific bots must send an allowed chatbotId.
              */
             chatbotId?: string;
             /** @description Raw text. One of `url` or `text` is required. */
             text?: string;
+            /** @description Title of the document. */
             title: string;
             /**
              * Format: uri
-             * @description A page to crawl. One of `url` or `text` is required.
+             * @description A page to crawl (http or https). One of `url` or `text` is required.
              */
             url?: string;
         } | unknown | unknown;
@@ -571,15 +581,16 @@ export interface components {
         };
         /** @description A validation error (400 only). */
         ValidationError: {
-            /** @description The structured error, carrying the issues. */
-            error: {
-                issues: components["schemas"]["ValidationIssue"][];
-                message: string;
-                /** @description `ValidationError` in this implementation. */
-                name: string;
-            };
+            error: components["schemas"]["ValidationErrorDetail"];
             /** @constant */
             success: false;
+        };
+        /** @description The structured error, carrying the issues. */
+        ValidationErrorDetail: {
+            issues: components["schemas"]["ValidationIssue"][];
+            message: string;
+            /** @description `ValidationError` in this implementation. */
+            name: string;
         };
         /** @description One issue of a validation error. The spec leaves this structure open; this is the one this implementation sends. */
         ValidationIssue: {
@@ -931,7 +942,7 @@ export interface operations {
                 chatbotId?: string;
                 /** @description Maximum number of items, 1 to 200 (default 50). */
                 limit?: number;
-                /** @description Search text, at most 200 characters. */
+                /** @description Search text matched against the messages, at most 200 characters. */
                 q?: string;
             };
             header?: never;

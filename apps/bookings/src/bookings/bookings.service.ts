@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { BotAccess, enforceBotAccess, visibleBots } from '@sa/bot-access';
-import { BookingView, CallerContext, CreateBookingRequest, ListBookingsRequest, UpdateBookingRequest } from '@sa/contracts';
+import { BOOKINGS_LIMIT_DEFAULT, BookingView, CallerContext, CreateBookingRequest, ListBookingsRequest, UpdateBookingRequest } from '@sa/contracts';
 import { isUniqueViolation } from '@sa/db';
 import { DomainError, NotFound } from '@sa/errors';
 import { Outbox } from '@sa/events';
@@ -8,8 +8,6 @@ import { RpcClient } from '@sa/messaging';
 import { composeMail } from '../mail/mail-content';
 import { EmailKind, transition } from './booking-rules';
 import { BookingChange, BookingsRepository, CONFIRMED_SLOT_INDEX, toBookingView } from './bookings.repository';
-
-export const DEFAULT_BOOKINGS_LIMIT = 200;
 
 /**
  * Bookings, spec parts 2–4. Access: a booking of another workspace is 404; a booking of a bot the
@@ -32,7 +30,7 @@ export class BookingsService {
       status: req.status,
       chatbotId: req.chatbotId,
       botIds: visibleBots(ctx),
-      limit: req.limit ?? DEFAULT_BOOKINGS_LIMIT,
+      limit: req.limit ?? BOOKINGS_LIMIT_DEFAULT,
     });
     return rows.map(toBookingView);
   }

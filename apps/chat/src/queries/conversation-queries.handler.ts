@@ -1,13 +1,11 @@
 import { Controller } from '@nestjs/common';
 import { BotAccess, enforceBotAccess, visibleBots } from '@sa/bot-access';
-import { AnalyticsRequest, AnalyticsView, CallerContext, ChatMessageView, ConversationMessagesRequest, ConversationView, ListConversationsRequest } from '@sa/contracts';
+import { AnalyticsRequest, AnalyticsView, CONVERSATIONS_LIMIT_DEFAULT, CallerContext, ChatMessageView, ConversationMessagesRequest, ConversationView, ListConversationsRequest } from '@sa/contracts';
 import { NotFound } from '@sa/errors';
 import { RpcClient, RpcHandler } from '@sa/messaging';
 import { AnalyticsRepository } from '../analytics/analytics.repository';
 import { ConversationsRepository } from '../conversations/conversations.repository';
 import { MessagesRepository } from '../conversations/messages.repository';
-
-export const DEFAULT_CONVERSATIONS_LIMIT = 50;
 
 /**
  * Reads of conversations and analytics, with the bot rules of spec part 5: a restricted token sees
@@ -32,7 +30,7 @@ export class ConversationQueriesHandler {
       chatbotId: req.chatbotId,
       botIds: visibleBots(ctx),
       q: req.q?.trim() || undefined,
-      limit: req.limit ?? DEFAULT_CONVERSATIONS_LIMIT,
+      limit: req.limit ?? CONVERSATIONS_LIMIT_DEFAULT,
     });
   }
 

@@ -1,4 +1,5 @@
 import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
+import { ApiBody, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import {
   WidgetBookingBody,
@@ -19,6 +20,8 @@ import {
 import { RpcClient } from '@sa/messaging';
 import { ChatStreamer } from '../chat/chat-streamer';
 import { dto } from '../http/dto.pipe';
+import { ApiChatStream, ApiWidgetErrors, RATE_HEADERS } from '../openapi/api-responses';
+import { ApiWidgetData, ApiWidgetOperation } from './widget-openapi';
 import { WidgetCaller, WidgetCallerContext, WidgetRoute } from './widget.guard';
 import { leadReceipt, ticketReceipt, visitorBooking } from './widget-views';
 
@@ -28,6 +31,8 @@ import { leadReceipt, ticketReceipt, visitorBooking } from './widget-views';
  * are minted by the server; a call naming a session that is not a widget session of this bot is
  * 403 (WidgetGuard). Answers carry only what the visitor sent plus ids, statuses and timestamps.
  */
+@ApiTags('Widget')
+@ApiParam({ name: 'botId', description: 'The bot the widget belongs to; it names the workspace. Not a uuid, or unknown: 404.', schema: { type: 'string', format: 'uuid' } })
 @Controller('widget/v1/bots/:botId')
 export class WidgetController {
   constructor(
@@ -38,12 +43,26 @@ export class WidgetController {
   @Post('sessions')
   @WidgetRoute('chat:invoke')
   @HttpCode(201)
+  @ApiWidgetOperation('widgetCreateSession', 'Start a visitor session', 'Mints a new widget session of the bot. The widget keeps its id and sends it with every later call.')
+  @ApiBody({ type: WidgetSessionBody, required: false })
+  @ApiWidgetData(201, 'The new session.', WidgetSessionView)
+  @ApiWidgetErrors({ session: false })
   async session(@WidgetCaller() { ctx, botId }: WidgetCallerContext, @Body(dto(WidgetSessionBody, 'body', { optional: true })) _body: WidgetSessionBody | undefined): Promise<{ data: WidgetSessionView }> {
     return { data: await this.rpc.send('chat.widget-session.create', { chatbotId: botId }, ctx) };
   }
 
   @Post('chat')
   @WidgetRoute('chat:invoke')
+  @HttpCode(200)
+  @ApiWidgetOperation(
+    'widgetChat',
+    'Chat with the bot',
+    'Sends a visitor message and streams the reply: the same answer pipeline and event-stream format as POST /v1/chat of the REST API, ' +
+      "with channel `widget`. Counts toward the bot's monthly widget budget (a plan limit per bot), not the workspace's message quota; " +
+      'a used-up budget gives 402 `widget_budget_exhausted`.',
+  )
+  @ApiChatStream({ session: 'The session this turn belongs to (minted when no sessionId was sent: keep it for later calls).', chatbot: 'The bot that answered.' }, RATE_HEADERS)
+  @ApiWidgetErrors({ session: true })
   async chat(@WidgetCaller() { ctx, botId }: WidgetCallerContext, @Body(dto(WidgetChatBody, 'body')) body: WidgetChatBody, @Res() reply: FastifyReply): Promise<void> {
     await this.streamer.stream(ctx, { ...body, chatbotId: botId }, 'widget', reply);
   }
@@ -51,6 +70,9 @@ export class WidgetController {
   @Post('feedback')
   @WidgetRoute('chat:invoke')
   @HttpCode(200)
+  @ApiWidgetOperation('widgetFeedback', 'Rate an answer', 'Records positive or negative feedback on an assistant message of the session.')
+  @ApiWidgetData(200, 'The feedback was recorded.', WidgetFeedbackView)
+  @ApiWidgetErrors({ session: true })
   async feedback(@WidgetCaller() { ctx }: WidgetCallerContext, @Body(dto(WidgetFeedbackBody, 'body')) body: WidgetFeedbackBody): Promise<{ data: WidgetFeedbackView }> {
     const done = await this.rpc.send('chat.message.feedback', body, ctx);
     return { data: { message_id: done.message_id, feedback: done.feedback } };
@@ -59,6 +81,9 @@ export class WidgetController {
   @Post('identify')
   @WidgetRoute('chat:invoke')
   @HttpCode(200)
+  @ApiWidgetOperation('widgetIdentify', 'Identify the visitor', "Links the session to a visitor signed in on the customer's site (the lead's `external_user_id`).")
+  @ApiWidgetData(200, 'The visitor was identified.', WidgetIdentifyView)
+  @ApiWidgetErrors({ session: true })
   async identify(@WidgetCaller() { ctx, botId }: WidgetCallerContext, @Body(dto(WidgetIdentifyBody, 'body')) body: WidgetIdentifyBody): Promise<{ data: WidgetIdentifyView }> {
     const done = await this.rpc.send('leads.visitor.identify', { ...body, chatbotId: botId }, ctx);
     return { data: { session_id: done.session_id, identified: true } };
@@ -67,6 +92,13 @@ export class WidgetController {
   @Post('leads')
   @WidgetRoute('chat:invoke')
   @HttpCode(201)
+  @ApiWidgetOperation(
+    'widgetCreateLead',
+    'Submit the lead form',
+    "Captures a lead from the widget's lead form (`captured_via` `form`). The answer is a receipt: the lead is read through the REST API.",
+  )
+  @ApiWidgetData(201, 'The lead form was stored.', WidgetReceiptView)
+  @ApiWidgetErrors({ session: true })
   async lead(@WidgetCaller() { ctx, botId }: WidgetCallerContext, @Body(dto(WidgetLeadBody, 'body')) body: WidgetLeadBody): Promise<{ data: WidgetReceiptView }> {
     return { data: leadReceipt(await this.rpc.send('leads.lead.capture', { ...body, chatbotId: botId }, ctx)) };
   }
@@ -74,6 +106,13 @@ export class WidgetController {
   @Post('bookings')
   @WidgetRoute('bookings:write')
   @HttpCode(201)
+  @ApiWidgetOperation(
+    'widgetCreateBooking',
+    'Request a booking',
+    'Creates a `pending` booking; the workspace confirms, rejects, reschedules or cancels it through the REST API (PATCH /v1/bookings/{id}).',
+  )
+  @ApiWidgetData(201, 'The booking was requested.', WidgetBookingView)
+  @ApiWidgetErrors({ session: true })
   async booking(@WidgetCaller() { ctx, botId }: WidgetCallerContext, @Body(dto(WidgetBookingBody, 'body')) body: WidgetBookingBody): Promise<{ data: WidgetBookingView }> {
     return { data: visitorBooking(await this.rpc.send('bookings.booking.create', { ...body, chatbotId: botId }, ctx)) };
   }
@@ -81,6 +120,9 @@ export class WidgetController {
   @Post('tickets')
   @WidgetRoute('chat:invoke')
   @HttpCode(201)
+  @ApiWidgetOperation('widgetCreateTicket', 'Open a support ticket', "Creates a support ticket from the widget's Support tab.")
+  @ApiWidgetData(201, 'The ticket was created.', WidgetReceiptView)
+  @ApiWidgetErrors({ session: true })
   async ticket(@WidgetCaller() { ctx, botId }: WidgetCallerContext, @Body(dto(WidgetTicketBody, 'body')) body: WidgetTicketBody): Promise<{ data: WidgetReceiptView }> {
     return { data: ticketReceipt(await this.rpc.send('chat.ticket.create', { ...body, chatbotId: botId }, ctx)) };
   }
@@ -88,6 +130,9 @@ export class WidgetController {
   @Post('handoff')
   @WidgetRoute('chat:invoke')
   @HttpCode(200)
+  @ApiWidgetOperation('widgetHandoff', 'Ask for a person', 'Marks the session for a person to take over.')
+  @ApiWidgetData(200, 'The handoff was requested.', WidgetHandoffView)
+  @ApiWidgetErrors({ session: true })
   async handoff(@WidgetCaller() { ctx, botId }: WidgetCallerContext, @Body(dto(WidgetHandoffBody, 'body')) body: WidgetHandoffBody): Promise<{ data: WidgetHandoffView }> {
     const done = await this.rpc.send('chat.session.handoff', { ...body, chatbotId: botId }, ctx);
     return { data: { session_id: done.session_id, handoff: true } };

@@ -1,9 +1,10 @@
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { BotAccess, BotAccessDeclaration } from '@sa/bot-access';
-import type { CallerContext, Scope } from '@sa/contracts';
+import type { CallerContext, ChatRequest, Scope } from '@sa/contracts';
 import type { RpcClient } from '@sa/messaging';
 import * as input from './inputs';
+import type { ArgsOf, ToolInput } from './inputs';
 import * as render from './render';
 import * as view from './views';
 
@@ -11,10 +12,10 @@ import * as view from './views';
 export interface ToolEnv {
   caller: CallerContext;
   rpc: RpcClient;
-  askBot(args: z.infer<typeof input.AskBotInput>): Promise<view.AskBotAnswer>;
+  askBot(args: ChatRequest): Promise<view.AskBotAnswer>;
 }
 
-export interface ToolDef<I extends z.ZodType = z.ZodType, O extends object = Record<string, unknown>> {
+export interface ToolDef<I extends ToolInput = ToolInput, O extends object = Record<string, unknown>> {
   name: string;
   title: string;
   description: string;
@@ -22,14 +23,15 @@ export interface ToolDef<I extends z.ZodType = z.ZodType, O extends object = Rec
   scope: Scope;
   /** What the tool does with bots (libs/bot-access); the tool server enforces it on the validated arguments. */
   bots: BotAccessDeclaration;
+  /** The contract class of the REST twin's request: the input schema and the validation of the arguments. */
   input: I;
   output: z.ZodType<O>;
   annotations: ToolAnnotations;
-  run(args: z.infer<I>, env: ToolEnv): Promise<O>;
-  text(result: O, args: z.infer<I>): string;
+  run(args: ArgsOf<I>, env: ToolEnv): Promise<O>;
+  text(result: O, args: ArgsOf<I>): string;
 }
 
-const tool = <I extends z.ZodType, O extends object>(def: ToolDef<I, O>): ToolDef => def as unknown as ToolDef;
+const tool = <I extends ToolInput, O extends object>(def: ToolDef<I, O>): ToolDef => def as unknown as ToolDef;
 const dataOf = <T extends z.ZodType>(item: T) => z.object({ data: item });
 const read: ToolAnnotations = { readOnlyHint: true, openWorldHint: false };
 

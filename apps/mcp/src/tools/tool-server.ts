@@ -15,13 +15,13 @@ import type { NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import { z } from 'zod';
 import { enforceDeclaredBotAccess } from '@sa/bot-access';
-import { CallerContext, ValidationIssue, isErrorCode, plainJsonIssue } from '@sa/contracts';
+import { CallerContext, ChatRequest, ValidationIssue, isErrorCode, plainJsonIssue } from '@sa/contracts';
 import { ChatTurnTimeouts, StreamIdle, startChatTurn } from '@sa/edge';
 import { DomainError, ServiceUnavailable, httpStatusOf } from '@sa/errors';
 import { RpcClient } from '@sa/messaging';
 import { counter } from '@sa/metrics';
 import { TOOLS, ToolDef, ToolEnv } from './catalogue';
-import type { AskBotInput } from './inputs';
+import { inputSchemas, parseArgs } from './inputs';
 import type { AskBotAnswer } from './views';
 
 export const SERVER_INFO = { name: 'support-agent', title: 'Support-agent service', version: '1.0.1' };
@@ -32,8 +32,8 @@ const INSTRUCTIONS = [
   'You only see the tools your token has the scopes for. Errors come back as tool results with isError set and a message saying what to change (a tool name that does not exist at all is a JSON-RPC error, -32602).',
 ].join(' ');
 
-/** JSON Schema of a zod schema for tools/list (dialect 2020-12, the MCP default, so $schema is left out). */
-function jsonSchema(schema: z.ZodType): Tool['inputSchema'] {
+/** JSON Schema of a zod schema (the outputs) for tools/list (dialect 2020-12, the MCP default, so $schema is left out). */
+function jsonSchema(schema: z.ZodType): Tool['outputSchema'] {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   return rest as Tool['inputSchema'];
 }
@@ -52,26 +52,30 @@ const toolCalls = counter({ name: 'sa_mcp_tool_calls_total', help: 'MCP tool cal
  * (insufficient_scope), which tells the agent what to ask for.
  */
 export class ToolServerFactory {
-  private readonly listing: { tool: ToolDef; definition: Tool }[];
-
-  constructor(
+  private constructor(
     private readonly rpc: RpcClient,
     private readonly nc: NatsConnection,
     private readonly chatTimeouts: ChatTurnTimeouts,
     private readonly logger: Logger,
-    private readonly tools: ToolDef[] = TOOLS,
-  ) {
-    this.listing = tools.map((tool) => ({
+    private readonly tools: ToolDef[],
+    private readonly listing: { tool: ToolDef; definition: Tool }[],
+  ) {}
+
+  /** The factory with the tools' definitions for tools/list (their input schemas are generated from the contracts). */
+  static async create(rpc: RpcClient, nc: NatsConnection, chatTimeouts: ChatTurnTimeouts, logger: Logger, tools: ToolDef[] = TOOLS): Promise<ToolServerFactory> {
+    const inputs = await inputSchemas(tools.map((t) => t.input));
+    const listing = tools.map((tool) => ({
       tool,
       definition: {
         name: tool.name,
         title: tool.title,
         description: `${tool.description} Needs the ${tool.scope} scope.`,
-        inputSchema: jsonSchema(tool.input),
-        outputSchema: jsonSchema(tool.output) as Tool['outputSchema'],
+        inputSchema: inputs.get(tool.input) as Tool['inputSchema'],
+        outputSchema: jsonSchema(tool.output),
         annotations: { title: tool.title, ...tool.annotations },
       },
     }));
+    return new ToolServerFactory(rpc, nc, chatTimeouts, logger, tools, listing);
   }
 
   create(caller: CallerContext): Server {
@@ -101,15 +105,13 @@ export class ToolServerFactory {
     // What no payload may hold (NUL, unpaired surrogates, Object.prototype names), as at REST.
     const unsafe = plainJsonIssue(request.params.arguments ?? {});
     if (unsafe) return domainToolError(new DomainError('validation_failed', `Invalid arguments for ${tool.name}`, { issues: [unsafe] }));
-    const parsed = tool.input.safeParse(request.params.arguments ?? {});
-    if (!parsed.success) return validationToolError(tool.name, parsed.error);
-
     const env: ToolEnv = { caller, rpc: this.rpc, askBot: (args) => this.askBot(caller, args, request, extra) };
     try {
+      const args = parseArgs(tool.input, request.params.arguments, tool.name);
       // Bot access after validation, as at REST: the tool's declared mode on its arguments.
-      enforceDeclaredBotAccess(caller, tool.bots, parsed.data);
-      const result = (await tool.run(parsed.data, env)) as Record<string, unknown>;
-      return { content: [{ type: 'text', text: tool.text(result, parsed.data) }], structuredContent: result };
+      enforceDeclaredBotAccess(caller, tool.bots, args);
+      const result = (await tool.run(args, env)) as Record<string, unknown>;
+      return { content: [{ type: 'text', text: tool.text(result, args) }], structuredContent: result };
     } catch (err) {
       if (err instanceof DomainError) return domainToolError(err);
       this.logger.error({ err: err instanceof Error ? { message: err.message, stack: err.stack } : err, request_id: caller.requestId, tool: tool.name }, 'tool failed');
@@ -123,7 +125,7 @@ export class ToolServerFactory {
    * asked for progress; a client that goes away cancels the generation. A turn that breaks off
    * (or is not saved) is an error result, never a partial answer presented as complete.
    */
-  private async askBot(caller: CallerContext, args: z.infer<typeof AskBotInput>, request: CallToolRequest, extra: Extra): Promise<AskBotAnswer> {
+  private async askBot(caller: CallerContext, args: ChatRequest, request: CallToolRequest, extra: Extra): Promise<AskBotAnswer> {
     const turn = await startChatTurn(this.rpc, this.nc, caller, args, 'mcp', this.chatTimeouts);
     const progressToken = request.params._meta?.progressToken;
     const onAbort = () => turn.cancel();
@@ -190,16 +192,15 @@ export function domainToolError(err: DomainError): CallToolResult {
   const details = Object.entries(err.details)
     .filter(([k]) => k !== 'issues')
     .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
-  const issues = (err.details['issues'] as ValidationIssue[] | undefined)?.map((i) => `${i.path.join('.') || '(arguments)'}: ${i.message}`) ?? [];
+  const issues = (err.details['issues'] as ValidationIssue[] | undefined)?.map(issueText) ?? [];
   const text = [`${err.message} (${status} ${err.code}).`, ...issues, ...details, HINTS[err.code] ?? ''].filter(Boolean).join('\n');
   return toolError(text, { status, code: err.code, message: err.message, ...err.details });
 }
 
-function validationToolError(toolName: string, error: z.ZodError): CallToolResult {
-  const issues: ValidationIssue[] = error.issues.map((i) => ({
-    code: i.code === 'custom' ? 'invalid_value' : i.code,
-    path: i.path.length ? i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)) : [],
-    message: i.message,
-  }));
-  return domainToolError(new DomainError('validation_failed', `Invalid arguments for ${toolName}`, { issues }));
+/** `path: message`, without the message repeating the member's name ("id: must be a UUID", not "id: id must be a UUID"). */
+export function issueText(issue: ValidationIssue): string {
+  const where = issue.path.join('.') || '(arguments)';
+  const member = String(issue.path[issue.path.length - 1] ?? '');
+  const message = member && issue.message.startsWith(`${member} `) ? issue.message.slice(member.length + 1).replace(/^is /, '') : issue.message;
+  return `${where}: ${message}`;
 }

@@ -1,18 +1,21 @@
 import 'reflect-metadata';
 import { collectRefs, newAjv2020, resolvePointer, validateWithOpenApiSchemaValidator } from '@sa/testing';
 import { PATH_METADATA } from '@nestjs/common/constants';
-import { buildOpenApiDocument } from './openapi.document';
+import { ApiDocuments } from './api-documents';
+import { gatewayApiDocuments } from './gateway-documents';
 import { OpenApiController } from './openapi.controller';
-import { buildWidgetOpenApiDocument } from './widget-openapi.document';
 
 type Json = Record<string, any>;
 
-const doc = buildWidgetOpenApiDocument() as Json;
-const schemas = doc.components.schemas as Record<string, Json>;
-
-
-
-
+// The widget document as GET /widget/v1/openapi.json serves it, generated with the REST one.
+let documents: ApiDocuments;
+let doc: Json;
+let schemas: Record<string, Json>;
+beforeAll(async () => {
+  documents = await gatewayApiDocuments();
+  doc = documents.widget;
+  schemas = doc.components.schemas;
+});
 
 const routes: [string, string, string, string][] = [
   // [path, success status, request schema, data schema]
@@ -28,7 +31,7 @@ const routes: [string, string, string, string][] = [
 
 const post = (path: string): Json => doc.paths[path].post;
 
-describe('buildWidgetOpenApiDocument', () => {
+describe('the widget API document (GET /widget/v1/openapi.json)', () => {
   it('is a valid OpenAPI 3.1 document (@seriousme/openapi-schema-validator)', () => {
     const result = validateWithOpenApiSchemaValidator(doc);
     if (!result.valid) console.error(JSON.stringify(result.errors, null, 2));
@@ -44,10 +47,10 @@ describe('buildWidgetOpenApiDocument', () => {
     expect(doc.servers).toEqual([expect.objectContaining({ url: '/widget/v1' })]);
   });
 
-  it('is deterministic, built once and frozen', () => {
-    expect(buildWidgetOpenApiDocument()).toBe(doc);
+  it('is built once and frozen', async () => {
+    expect((await gatewayApiDocuments()).widget).toBe(doc);
     expect(Object.isFrozen(doc)).toBe(true);
-    expect(Object.isFrozen(buildOpenApiDocument())).toBe(true);
+    expect(Object.isFrozen(documents.rest)).toBe(true);
   });
 
   it('has the 8 widget operations (and its own description), with unique operationIds and no authentication', () => {
@@ -78,7 +81,7 @@ describe('buildWidgetOpenApiDocument', () => {
   });
 
   it("reuses the REST document's error bodies and chat chunk, and the visitor's part of its Booking", () => {
-    const rest = (buildOpenApiDocument() as Json).components.schemas;
+    const rest = (documents.rest as Json).components.schemas;
     for (const name of ['ErrorObject', 'ValidationError', 'ValidationIssue', 'ChatChunk']) expect(schemas[name]).toEqual(rest[name]);
     for (const [key, schema] of Object.entries(schemas.VisitorBooking.properties)) expect([key, schema]).toEqual([key, rest.Booking.properties[key]]);
   });
@@ -97,6 +100,8 @@ describe('buildWidgetOpenApiDocument', () => {
       const o = post(path);
       expect(o.parameters).toEqual([expect.objectContaining({ name: 'botId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } })]);
       expect(o.requestBody.content['application/json'].schema).toEqual({ $ref: `#/components/schemas/${body}` });
+      // POST …/sessions takes no body, or an empty object.
+      expect(o.requestBody.required).toBe(path !== '/bots/{botId}/sessions');
       expect(schemas[body].additionalProperties).toBe(false);
     });
 
@@ -131,7 +136,10 @@ describe('buildWidgetOpenApiDocument', () => {
   });
 
   describe('request schemas as JSON Schema 2020-12 (ajv, strict) with the limits of libs/contracts', () => {
-    const ajv = newAjv2020('https://openapi.test/widget', schemas);
+    let ajv: ReturnType<typeof newAjv2020>;
+    beforeAll(() => {
+      ajv = newAjv2020('https://openapi.test/widget', schemas);
+    });
     const validate = (name: string) =>
       ajv.compile(JSON.parse(JSON.stringify({ $ref: `#/components/schemas/${name}` }).replaceAll('"#/components/', '"https://openapi.test/widget#/components/')));
     const uuidA = '2f1b8a52-4c1e-4d7a-9a57-0c5f2d0b6e11';
@@ -243,8 +251,8 @@ describe('buildWidgetOpenApiDocument', () => {
 
 describe('OpenApiController', () => {
   it('serves both documents without a token', () => {
-    const controller = new OpenApiController();
-    expect(controller.openapi()).toBe(buildOpenApiDocument());
+    const controller = new OpenApiController(documents);
+    expect(controller.openapi()).toBe(documents.rest);
     expect(controller.widgetOpenapi()).toBe(doc);
     expect(Reflect.getMetadata(PATH_METADATA, OpenApiController.prototype.widgetOpenapi)).toBe('widget/v1/openapi.json');
     expect(Reflect.getMetadata(PATH_METADATA, OpenApiController.prototype.openapi)).toBe('v1/openapi.json');

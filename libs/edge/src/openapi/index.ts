@@ -1,0 +1,2 @@
+export * from './contract-schema';
+export * from './openapi-31';
