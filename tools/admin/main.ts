@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import pino from 'pino';
-import { DEFAULT_DATABASE_URL } from '@sa/config';
+import { DEFAULT_DATABASE_URL, SchemaOwner, appDatabaseUrl } from '@sa/config';
 import { BillingStatus, Plan, TierSlots, WEBHOOK_EVENT_TYPES } from '@sa/contracts';
 import { createDataSource } from '@sa/db';
 import { createLogger } from '@sa/logging';
@@ -36,13 +36,25 @@ const USAGE = `Usage: npm run -s admin -- <command> [options]   (JSON on stdout)
   webhook deliveries --webhook ID [--limit N (1-${MAX_DELIVERIES_LIMIT}, default ${DEFAULT_DELIVERIES_LIMIT})] [--status ${DELIVERY_STATUSES.join('|')}]
   webhook redeliver --delivery ID [--wait SECONDS (default ${DEFAULT_REDELIVER_WAIT_SECONDS}; 0: do not wait for the result)]
 
-Environment: DATABASE_URL (default ${DEFAULT_DATABASE_URL}); for webhook commands also
+Environment: each command connects as the app that owns its data: workspace and token commands
+as the gateway (GATEWAY_DATABASE_URL), mail as bookings (BOOKINGS_DATABASE_URL), webhook commands
+as the webhook-dispatcher (WEBHOOK_DISPATCHER_DATABASE_URL); unset, DATABASE_URL (default
+${DEFAULT_DATABASE_URL}) with the app's role (sa_gateway, sa_bookings, sa_webhook_dispatcher) as user.
+For webhook commands also
 WEBHOOK_SECRET_KEY (32 bytes, 64 hex characters or base64: signing secrets are stored encrypted with it;
 required with NODE_ENV=production, else the key in WEBHOOK_SECRET_KEY_FILE, .data/webhook-secret-key,
 the one npm start uses),
 WEBHOOK_MAX_PER_WORKSPACE (default 20), OUTBOUND_ALLOWED_PORTS and OUTBOUND_ALLOW_CIDRS.`;
 
 const BOOLEAN_FLAGS = new Set(['enterprise-api', 'enterprise-webhooks', 'help']);
+
+/** The app whose data a command group changes: the CLI connects as that app's role. */
+const OWNER = new Map<string, SchemaOwner>([
+  ['workspace', 'gateway'],
+  ['token', 'gateway'],
+  ['mail', 'bookings'],
+  ['webhook', 'webhook-dispatcher'],
+]);
 
 function tierSlots(args: ParsedArgs): Partial<TierSlots> | undefined {
   const list = takeList(args, 'tier-slots');
@@ -103,7 +115,9 @@ async function run(argv: string[]): Promise<unknown> {
   const webhookOptions = group === 'webhook' ? webhookAdminOptions() : undefined;
   // Stdout is the command's JSON result: TypeORM's log lines (failed queries) go to stderr.
   const logger = createLogger('admin-cli', { destination: pino.destination(2) });
-  const ds = await createDataSource({ url: process.env['DATABASE_URL'] || DEFAULT_DATABASE_URL, applicationName: 'admin-cli', entities: IDENTITY_ENTITIES, poolSize: 2, logger });
+  const owner = OWNER.get(group);
+  if (!owner) throw new UsageError(`unknown command "${command}"`);
+  const ds = await createDataSource({ url: appDatabaseUrl(owner), applicationName: 'admin-cli', entities: IDENTITY_ENTITIES, poolSize: 2, logger });
   const admin = new IdentityAdmin(ds);
   const webhooks = () => new WebhookAdmin(ds, webhookOptions ?? webhookAdminOptions());
   try {

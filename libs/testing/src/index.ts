@@ -1,3 +1,4 @@
 export * from './integration/databases';
+export * from './integration/test-database';
 export * from './infra/local-services';
 export * from './openapi/openapi-test-support';
