@@ -11,7 +11,7 @@ let ds: DataSource;
 
 beforeAll(async () => {
   db = await createTestDatabase('sa_test_outbox_mail');
-  ds = await new DataSource(dataSourceOptions({ url: db.url, applicationName: 'outbox-mail-int', poolSize: 2 })).initialize();
+  ds = await new DataSource(dataSourceOptions({ url: db.appUrl('bookings'), applicationName: 'outbox-mail-int', poolSize: 2 })).initialize();
 });
 
 afterAll(async () => {
