@@ -1,10 +1,10 @@
 # One image for every app of the monorepo.
 #
 #   docker build -t support-agent:latest .
-#   docker run -e APP=gateway  -e DATABASE_URL=... -e NATS_URL=... -p 3000:3000 support-agent:latest
-#   docker run -e APP=chat     -e DATABASE_URL=... -e NATS_URL=...              support-agent:latest
-#   docker run                 -e DATABASE_URL=... support-agent:latest node dist/tools/migrate/main.js
-#   docker run -it             -e DATABASE_URL=... support-agent:latest node dist/tools/admin/main.js --help
+#   docker run -e APP=gateway  -e DATABASE_URL=postgres://sa_gateway:...@db/... -e NATS_URL=... -p 3000:3000 support-agent:latest
+#   docker run -e APP=chat     -e DATABASE_URL=postgres://sa_chat:...@db/...    -e NATS_URL=...              support-agent:latest
+#   docker run                 -e DATABASE_URL=<administrator> -e <APP>_DATABASE_URL=... support-agent:latest node dist/tools/migrate/main.js
+#   docker run -it             -e GATEWAY_DATABASE_URL=... support-agent:latest node dist/tools/admin/main.js --help
 #
 # APP is one of: gateway bots knowledge chat leads bookings mcp webhook-dispatcher.
 # It can also be baked in at build time (docker build --build-arg APP=gateway ...).

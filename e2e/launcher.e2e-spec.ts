@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from 'pg';
+import { SCHEMA_OWNER_APPS, defaultDatabaseRole } from '@sa/config';
 import { SecretBox } from '@sa/webhook-registry';
 import { verifyWebhook } from '@sa/webhooks';
 import { databaseUrl, dropDatabase } from '../libs/testing/src/integration/databases';
@@ -49,7 +50,7 @@ describe('the launcher (npm start)', () => {
     fs.rmSync(keyDir, { recursive: true, force: true });
   });
 
-  it('starts every app, serves the API, encrypts webhook secrets with a local key it creates, and Ctrl-C (SIGINT to the process group) stops every app', async () => {
+  it('starts every app, each connected as its own role, serves the API, encrypts webhook secrets with a local key it creates, and Ctrl-C (SIGINT to the process group) stops every app', async () => {
     const [gatewayPort, mcpPort] = [await freePort(), await freePort()];
     // No WEBHOOK_SECRET_KEY, as on a laptop; the key file goes to a folder of this test.
     const keyFile = path.join(keyDir, 'data', 'webhook-secret-key');
@@ -78,6 +79,12 @@ describe('the launcher (npm start)', () => {
         .filter((l) => l.includes(`${path.sep}dist${path.sep}apps${path.sep}`))
         .map((l) => Number(l.trim().split(/\s+/)[0]));
       expect(apps).toHaveLength(8);
+      // Each app is connected as its own role (LISTEN connections stay open), none as the administrator.
+      const roles = new Client({ connectionString: databaseUrl(dbName) });
+      await roles.connect();
+      const users = (await roles.query<{ usename: string }>('SELECT DISTINCT usename FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid() ORDER BY 1', [dbName])).rows;
+      await roles.end();
+      expect(users.map((u) => u.usename)).toEqual(SCHEMA_OWNER_APPS.map(defaultDatabaseRole).sort());
 
       // The key: created once, 0600, its place printed, never its value.
       const keyHex = fs.readFileSync(keyFile, 'utf8').trim();

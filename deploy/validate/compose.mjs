@@ -75,13 +75,38 @@ r.ok(dep(migrate, 'postgres') === 'service_healthy', 'migrate waits for postgres
 r.ok(String(migrate.restart) === 'no', 'migrate is one-shot (restart: "no")', migrate.restart);
 r.ok(migrate.image === 'support-agent:latest' && migrate.build, 'migrate uses the support-agent image');
 
+// Each app connects as a role of its own (sa_<app>) that may use only its schema; mcp owns none. migrate runs as the administrator and is given every app's URL (it creates the roles
+// with their passwords; the admin CLI, run through it, acts as the owner of what it changes).
+const DB_APPS = APPS.filter((a) => a !== 'mcp');
+const roleOf = (app) => `sa_${app.replace(/-/g, '_')}`;
+const urlVar = (app) => `${app.toUpperCase().replace(/-/g, '_')}_DATABASE_URL`;
+const dbUser = (url) => {
+  try {
+    const u = new URL(url);
+    return u.hostname === 'postgres' && u.port === '5432' && u.pathname === '/support_agent' ? decodeURIComponent(u.username) : `(elsewhere: ${url})`;
+  } catch {
+    return `(not a URL: ${url})`;
+  }
+};
+r.ok(dbUser(env(migrate).DATABASE_URL) === 'postgres', 'migrate: DATABASE_URL is the administrator (postgres)', env(migrate).DATABASE_URL);
+for (const app of DB_APPS) {
+  const own = env(services[app] ?? {}).DATABASE_URL;
+  r.ok(dbUser(own) === roleOf(app) && new URL(own).password !== '', `${app}: DATABASE_URL as its own role ${roleOf(app)}, with a password`, own);
+  r.ok(env(migrate)[urlVar(app)] === own, `migrate: ${urlVar(app)} is ${app}'s DATABASE_URL`, env(migrate)[urlVar(app)]);
+}
+// mcp owns no schema; it borrows the gateway's role while it still checks tokens against identity.
+r.ok(env(services.mcp ?? {}).DATABASE_URL === env(services.gateway ?? {}).DATABASE_URL, "mcp: the gateway's DATABASE_URL (it owns no schema)", env(services.mcp ?? {}).DATABASE_URL);
+for (const name of APPS) {
+  const leaked = Object.keys(env(services[name] ?? {})).filter((k) => k.endsWith('_DATABASE_URL'));
+  r.ok(leaked.length === 0, `${name}: no other app's database URL`, leaked.join(','));
+}
+
 for (const name of APPS) {
   const s = services[name] ?? {};
   const e = env(s);
   r.ok(s.image === 'support-agent:latest', `${name}: image support-agent:latest`, s.image);
   r.ok(s.build && (typeof s.build === 'string' ? s.build : s.build.context) === '.', `${name}: built from ./Dockerfile`);
   r.ok(e.APP === name, `${name}: APP=${name}`, e.APP);
-  r.ok(e.DATABASE_URL === 'postgres://postgres:postgres@postgres:5432/support_agent', `${name}: DATABASE_URL`, e.DATABASE_URL);
   r.ok(e.NATS_URL === 'nats://nats:4222', `${name}: NATS_URL`, e.NATS_URL);
   r.ok(dep(s, 'postgres') === 'service_healthy' && dep(s, 'nats') === 'service_healthy', `${name}: depends on postgres and nats being healthy`);
   r.ok(dep(s, 'migrate') === 'service_completed_successfully', `${name}: depends on migrate completing successfully`);

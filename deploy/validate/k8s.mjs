@@ -102,6 +102,16 @@ r.ok(schemaOk === objects.length, `${schemaOk}/${objects.length} objects valid a
 // 3. Project rules
 const APPS = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher'];
 const HPA_APPS = ['gateway', 'chat', 'knowledge', 'webhook-dispatcher'];
+// Each app that owns a schema connects as its own PostgreSQL role, its URL in a Secret of its own.
+// mcp owns none; it borrows the gateway's role while it still checks tokens against identity.
+const DB_APPS = APPS.filter((a) => a !== 'mcp');
+const BORROWED_ROLES = { mcp: 'gateway' };
+const urlVar = (app) => `${app.toUpperCase().replace(/-/g, '_')}_DATABASE_URL`;
+/** An env entry taken, required, from key DATABASE_URL of the Secret `secret`. */
+const fromDbSecret = (entry, secret) => {
+  const ref = entry?.valueFrom?.secretKeyRef;
+  return ref?.name === secret && ref.key === 'DATABASE_URL' && ref.optional !== true && entry.value === undefined;
+};
 const OPS_PORT = 9464;
 const MONITORING_NS = 'monitoring';
 const of = (kind) => objects.filter((o) => o.kind === kind);
@@ -167,6 +177,12 @@ for (const d of deployments) {
   } else {
     r.ok(key === undefined, `${id}: no WEBHOOK_SECRET_KEY entry (only the dispatcher reads signing secrets)`);
   }
+  const dbUrl = (c.env ?? []).find((e) => e.name === 'DATABASE_URL');
+  if (DB_APPS.includes(app)) r.ok(fromDbSecret(dbUrl, `support-agent-db-${app}`), `${id}: DATABASE_URL (its own role) from the Secret support-agent-db-${app}, required`, JSON.stringify(dbUrl));
+  else if (BORROWED_ROLES[app]) r.ok(fromDbSecret(dbUrl, `support-agent-db-${BORROWED_ROLES[app]}`), `${id}: DATABASE_URL from the Secret support-agent-db-${BORROWED_ROLES[app]} (it borrows that role)`, JSON.stringify(dbUrl));
+  else r.ok(dbUrl === undefined, `${id}: no DATABASE_URL entry (it owns no schema)`, JSON.stringify(dbUrl));
+  const others = (c.env ?? []).filter((e) => e.name.endsWith('_DATABASE_URL')).map((e) => e.name);
+  r.ok(others.length === 0, `${id}: no other app's database URL`, others.join(','));
   checkPod(id, pod.spec, pod.metadata.labels);
   // Every app serves its ops endpoint (/healthz, /readyz, /metrics) on OPS_PORT, bound to OPS_HOST.
   const metrics = (c.ports ?? []).find((p) => p.name === 'metrics');
@@ -198,6 +214,11 @@ if (job) {
   const c = job.spec.template.spec.containers[0];
   r.ok(JSON.stringify(c.command) === JSON.stringify(['node', 'dist/tools/migrate/main.js']), 'Job/migrate runs node dist/tools/migrate/main.js', JSON.stringify(c.command));
   r.ok(['Never', 'OnFailure'].includes(job.spec.template.spec.restartPolicy), 'Job/migrate restartPolicy Never/OnFailure');
+  const env = (name) => (c.env ?? []).find((e) => e.name === name);
+  r.ok(fromDbSecret(env('DATABASE_URL'), 'support-agent-db-admin'), 'Job/migrate: DATABASE_URL (the administrator) from the Secret support-agent-db-admin, required', JSON.stringify(env('DATABASE_URL')));
+  for (const app of DB_APPS) {
+    r.ok(fromDbSecret(env(urlVar(app)), `support-agent-db-${app}`), `Job/migrate: ${urlVar(app)} from the Secret support-agent-db-${app} (it creates that role)`, JSON.stringify(env(urlVar(app))));
+  }
   checkPod('Job/migrate', job.spec.template.spec, job.spec.template.metadata?.labels);
 }
 

@@ -1,6 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { appDatabaseEnv } from '@sa/config';
 import { e2eState } from './state';
 
 export interface SpawnedApp {
@@ -11,7 +12,8 @@ export interface SpawnedApp {
 
 /**
  * Starts one more instance of an app (a replica, or an app wired to other infrastructure) with the
- * e2e environment plus `env`. The instance belongs to the calling test, which must kill it.
+ * e2e environment plus `env`. Its DATABASE_URL is the base URL (as for the launcher): the app
+ * connects as its own role. The instance belongs to the calling test, which must kill it.
  */
 let spawned = 0;
 
@@ -19,8 +21,9 @@ export function spawnApp(app: string, env: Record<string, string> = {}): Spawned
   const s = e2eState();
   // Their output goes nowhere, or to tmp/e2e-logs/spawned-<app>-<n>.log with E2E_APP_LOGS=1 (debugging).
   const logFd = process.env['E2E_APP_LOGS'] ? fs.openSync(path.join(s.logDir, `spawned-${app}-${++spawned}.log`), 'a') : null;
+  const base = { PATH: process.env['PATH'], ...s.env, ...env };
   const child = spawn(process.execPath, [path.join(s.root, 'dist', 'apps', app, 'src', 'main.js')], {
-    env: { PATH: process.env['PATH'], ...s.env, ...env },
+    env: { ...base, ...appDatabaseEnv(app, base) },
     stdio: logFd === null ? 'ignore' : ['ignore', logFd, logFd],
   });
   if (logFd !== null) fs.closeSync(logFd);

@@ -3,18 +3,20 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { databaseUrl } from '../../libs/testing/src/integration/databases';
-import { APPS, System } from '../../tools/launcher/system';
 import { freePort, redisReachable, startPrivateNats } from './infra';
 import type { E2eState } from './state';
 
 /**
  * Starts the real system once for the e2e run: a private NATS (JetStream), a fresh database
- * migrated by the real migrate command, Redis when reachable, and the eight compiled apps.
+ * migrated by the real migrate command, Redis when reachable, and the eight compiled apps, each
+ * connected as its own role (DATABASE_URL is the base URL, as for npm start).
  */
 export default async function globalSetup(): Promise<void> {
   const root = path.resolve(__dirname, '..', '..');
   const build = spawnSync(process.execPath, ['tools/build.js', '--if-stale', '--quiet'], { cwd: root, stdio: 'inherit' });
   if (build.status !== 0) throw new Error('build failed');
+  // The compiled launcher, as npm start runs it (a global setup resolves no @sa/* imports).
+  const { APPS, System } = require(path.join(root, 'dist', 'tools', 'launcher', 'system.js')) as typeof import('../../tools/launcher/system');
 
   const dbName = `sa_e2e_${randomBytes(4).toString('hex')}`;
   const dbUrl = databaseUrl(dbName);

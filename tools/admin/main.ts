@@ -36,9 +36,10 @@ const USAGE = `Usage: npm run -s admin -- <command> [options]   (JSON on stdout)
   webhook deliveries --webhook ID [--limit N (1-${MAX_DELIVERIES_LIMIT}, default ${DEFAULT_DELIVERIES_LIMIT})] [--status ${DELIVERY_STATUSES.join('|')}]
   webhook redeliver --delivery ID [--wait SECONDS (default ${DEFAULT_REDELIVER_WAIT_SECONDS}; 0: do not wait for the result)]
 
-Environment: each service's data is reached as its owner reaches it:
-GATEWAY_DATABASE_URL (workspaces and tokens) and DISPATCHER_DATABASE_URL (webhooks), both
-defaulting to DATABASE_URL (default ${DEFAULT_DATABASE_URL}); NATS_URL (default ${DEFAULT_NATS_URL})
+Environment: each service's data is reached as its owner reaches it: workspaces and tokens as
+the gateway (GATEWAY_DATABASE_URL), webhooks as the webhook-dispatcher
+(WEBHOOK_DISPATCHER_DATABASE_URL); unset, DATABASE_URL (default ${DEFAULT_DATABASE_URL}) with the
+app's role (sa_gateway, sa_webhook_dispatcher) as the user. NATS_URL (default ${DEFAULT_NATS_URL})
 for what running services answer: bot ids (token create --bots, webhook create --bot) and mail list.
 For webhook commands also WEBHOOK_SECRET_KEY (32 bytes, 64 hex characters or base64: signing secrets are stored encrypted with it;
 required with NODE_ENV=production, else the key in WEBHOOK_SECRET_KEY_FILE, .data/webhook-secret-key,

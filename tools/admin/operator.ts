@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { connect } from 'nats';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
-import { DEFAULT_DATABASE_URL, DEFAULT_NATS_URL } from '@sa/config';
+import { DEFAULT_NATS_URL, appDatabaseUrl } from '@sa/config';
 import { CallerContext, EmailView, Scope } from '@sa/contracts';
 import { createDataSource } from '@sa/db';
 import { AdminInputError, BotDirectory, DbIdentitySource, IDENTITY_ENTITIES, WorkspaceFacts, entitlementsOf, mergePlanLimits } from '@sa/identity';
@@ -18,10 +18,10 @@ type Env = Record<string, string | undefined>;
  * over NATS (NATS_URL), as the services ask each other.
  */
 export function adminTargets(source: Env = process.env) {
-  const shared = source['DATABASE_URL'] || DEFAULT_DATABASE_URL;
   return {
-    identityDatabaseUrl: source['GATEWAY_DATABASE_URL'] || shared,
-    webhooksDatabaseUrl: source['DISPATCHER_DATABASE_URL'] || shared,
+    // As the owners connect: <APP>_DATABASE_URL, else DATABASE_URL with the owner's role as user.
+    identityDatabaseUrl: appDatabaseUrl('gateway', source),
+    webhooksDatabaseUrl: appDatabaseUrl('webhook-dispatcher', source),
     natsUrl: source['NATS_URL'] || DEFAULT_NATS_URL,
     rpcTimeoutMs: Number(source['RPC_TIMEOUT_MS']) > 0 ? Number(source['RPC_TIMEOUT_MS']) : 5000,
   };

@@ -2,9 +2,10 @@ import * as path from 'node:path';
 import { DEFAULT_DATABASE_URL, DEFAULT_NATS_URL } from '@sa/config';
 import { describeSecretKey, loadOrCreateKeyFile, localSecretKeyFile, parseSecretKey } from '@sa/webhook-registry';
 import { runMigrations } from '../migrate/run-migrations';
+import { serviceRolesFromEnv } from '../migrate/service-roles';
 import { APPS, System } from './system';
 
-// `npm start`: migrate, start all eight apps, wait until ready, print the URLs; Ctrl-C stops all.
+// `npm start`: migrate (and provision each app's role), start all eight apps, wait until ready, print the URLs; Ctrl-C stops all.
 async function main(): Promise<void> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -19,8 +20,9 @@ async function main(): Promise<void> {
 
   const root = path.resolve(__dirname, '..', '..', '..');
   say(webhookSecretKey(env, root));
+  // DATABASE_URL migrates; each app connects as its own role (System gives each its URL).
   say(`database ${redact(env['DATABASE_URL']!)}`);
-  await runMigrations(env['DATABASE_URL']!, say);
+  await runMigrations(env['DATABASE_URL']!, say, serviceRolesFromEnv(env));
 
   const system = new System({ root, env, output: { kind: 'inherit' }, restartOnCrash: true, onEvent: say });
   let stopping = false;

@@ -1,6 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { appDatabaseEnv } from '@sa/config';
 
 /** The eight apps, each its own process (and in Kubernetes its own Deployment). */
 export const APPS = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher'] as const;
@@ -9,7 +10,11 @@ export type AppName = (typeof APPS)[number];
 export interface SystemOptions {
   /** Repository root (dist/ lives under it). */
   root: string;
-  /** Environment for every app (DATABASE_URL, NATS_URL, GATEWAY_PORT, …). */
+  /**
+   * Environment for every app (DATABASE_URL, NATS_URL, GATEWAY_PORT, …). DATABASE_URL is the base
+   * URL: each app gets its own URL as DATABASE_URL (`<APP>_DATABASE_URL`, or the base URL with the
+   * app's role as user; none for mcp), and no other app's.
+   */
   env: NodeJS.ProcessEnv;
   /** Where app output goes: the launcher's own stdout, one file per app, or nowhere. */
   output: { kind: 'inherit' } | { kind: 'files'; dir: string } | { kind: 'ignore' };
@@ -84,7 +89,8 @@ export class System {
       const fd = fs.openSync(path.join(out.dir, `${app}.log`), 'a');
       stdio = ['ignore', fd, fd];
     }
-    const child = spawn(process.execPath, ['--enable-source-maps', entry], { cwd: this.opts.root, env: { ...this.opts.env, SERVICE_NAME: app, OPS_PORT: String(this.opsPort(app)) }, stdio });
+    const env = { ...this.opts.env, ...appDatabaseEnv(app, this.opts.env), SERVICE_NAME: app, OPS_PORT: String(this.opsPort(app)) };
+    const child = spawn(process.execPath, ['--enable-source-maps', entry], { cwd: this.opts.root, env, stdio });
     if (typeof stdio[1] === 'number') fs.closeSync(stdio[1]);
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : null))));
     const record: Running = { child, exited, stopping: false };

@@ -20,7 +20,7 @@ export interface DbOptions {
   logger?: Logger;
 }
 
-/** TypeORM options every app uses: PostgreSQL, never synchronize, migrations run explicitly, JSON logs. */
+/** TypeORM options every app uses: PostgreSQL, never synchronize, migrations run explicitly, no extensions installed, JSON logs. */
 export function dataSourceOptions(opts: DbOptions): DataSourceOptions {
   return {
     type: 'postgres',
@@ -32,8 +32,8 @@ export function dataSourceOptions(opts: DbOptions): DataSourceOptions {
     synchronize: false,
     migrationsRun: false,
     uuidExtension: 'pgcrypto',
-    // Nothing needs an extension (gen_random_uuid is built into PostgreSQL 13+), and a service's
-    // role may not create one: TypeORM would log a warning at every connection.
+    // Nothing needs an extension (gen_random_uuid() is built in since PostgreSQL 13), and an app's
+    // role may not create one: without this, TypeORM tries at every start and logs a warning.
     installExtensions: false,
     applicationName: opts.applicationName,
     extra: { max: opts.poolSize ?? 10, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30000 },

@@ -1,4 +1,5 @@
 export * from './integration/databases';
+export * from './integration/test-database';
 export * from './infra/local-services';
 export * from './openapi/openapi-test-support';
 export * from './http/fake-model-server';

@@ -32,7 +32,7 @@ const silent = { info: () => undefined, warn: () => undefined, error: () => unde
 
 beforeAll(async () => {
   db = await createTestDatabase('sa_test_bookings');
-  ds = await new DataSource(dataSourceOptions({ url: db.url, applicationName: 'bookings-int', poolSize: 10 })).initialize();
+  ds = await new DataSource(dataSourceOptions({ url: db.appUrl('bookings'), applicationName: 'bookings-int', poolSize: 10 })).initialize();
   const rpc = { send: async (_s: string, req: { ids: string[] }) => ({ found: req.ids.filter((id) => id === bot || id === otherBot) }) } as unknown as RpcClient;
   service = new BookingsService(new BookingsRepository(ds), rpc, new Outbox('bookings'));
 });

@@ -16,7 +16,7 @@ let analytics: AnalyticsRepository;
 
 beforeAll(async () => {
   db = await createTestDatabase('sa_test_chat_analytics');
-  ds = await new DataSource(dataSourceOptions({ url: db.url, applicationName: 'chat-analytics-int', poolSize: 6 })).initialize();
+  ds = await new DataSource(dataSourceOptions({ url: db.appUrl('chat'), applicationName: 'chat-analytics-int', poolSize: 6 })).initialize();
   messages = new MessagesRepository(ds);
   analytics = new AnalyticsRepository(ds);
 });

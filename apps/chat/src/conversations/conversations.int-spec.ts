@@ -19,13 +19,13 @@ const extra: DataSource[] = [];
 beforeAll(async () => {
   db = await createTestDatabase('sa_test_chat_conv');
   // No query logging: one test expects a failing insert.
-  ds = await new DataSource({ ...dataSourceOptions({ url: db.url, applicationName: 'chat-conv-int', poolSize: 10 }), logging: false }).initialize();
+  ds = await new DataSource({ ...dataSourceOptions({ url: db.appUrl('chat'), applicationName: 'chat-conv-int', poolSize: 10 }), logging: false }).initialize();
   messages = new MessagesRepository(ds);
   conversations = new ConversationsRepository(ds);
 });
 
 beforeEach(async () => {
-  await ds.query('TRUNCATE chat.messages, chat.sessions, chat.usage, chat.widget_usage');
+  await ds.query('DELETE FROM chat.messages; DELETE FROM chat.sessions; DELETE FROM chat.usage; DELETE FROM chat.widget_usage');
 });
 
 afterAll(async () => {
@@ -374,7 +374,7 @@ describe('messages', () => {
 describe('reserveMessage', () => {
   it('counts exactly up to the limit when 50 requests race from separate connections', async () => {
     const tenantId = randomUUID();
-    for (let i = 0; i < 4; i++) extra.push(await new DataSource(dataSourceOptions({ url: db.url, applicationName: `chat-quota-${i}`, poolSize: 15 })).initialize());
+    for (let i = 0; i < 4; i++) extra.push(await new DataSource(dataSourceOptions({ url: db.appUrl('chat'), applicationName: `chat-quota-${i}`, poolSize: 15 })).initialize());
     const now = new Date('2030-05-15T12:00:00Z');
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) => {

@@ -21,13 +21,13 @@ let service: WidgetService;
 
 beforeAll(async () => {
   db = await createTestDatabase('sa_test_chat_widget');
-  ds = await new DataSource({ ...dataSourceOptions({ url: db.url, applicationName: 'chat-widget-int', poolSize: 5 }), logging: false }).initialize();
+  ds = await new DataSource({ ...dataSourceOptions({ url: db.appUrl('chat'), applicationName: 'chat-widget-int', poolSize: 5 }), logging: false }).initialize();
   messages = new MessagesRepository(ds);
   service = new WidgetService(new WidgetRepository(ds), new WidgetSessionsRepository(ds), messages, new Outbox('chat'), ds);
 });
 
 beforeEach(async () => {
-  await ds.query('TRUNCATE chat.messages, chat.sessions, chat.tickets, chat.outbox, chat.widget_sessions');
+  await ds.query('DELETE FROM chat.messages; DELETE FROM chat.sessions; DELETE FROM chat.tickets; DELETE FROM chat.outbox; DELETE FROM chat.widget_sessions');
 });
 
 afterAll(async () => {

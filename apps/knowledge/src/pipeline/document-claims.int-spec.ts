@@ -18,13 +18,13 @@ const extra: DataSource[] = [];
 
 beforeAll(async () => {
   db = await createTestDatabase('sa_test_claims');
-  ds = await new DataSource(dataSourceOptions({ url: db.url, applicationName: 'claims-int', poolSize: 10 })).initialize();
+  ds = await new DataSource(dataSourceOptions({ url: db.appUrl('knowledge'), applicationName: 'claims-int', poolSize: 10 })).initialize();
   claims = new DocumentClaimsRepository(ds);
   documents = new DocumentsRepository(ds);
 });
 
 beforeEach(async () => {
-  await ds.query('TRUNCATE knowledge.documents, knowledge.ingestion_turns');
+  await ds.query('DELETE FROM knowledge.documents; DELETE FROM knowledge.ingestion_turns');
 });
 
 afterAll(async () => {
@@ -77,7 +77,7 @@ async function queueMany(n: number, tenantId = randomUUID()): Promise<string[]> 
 describe('claim', () => {
   it('never hands the same document to two of 20 claims running at once from 4 connection pools', async () => {
     const ids = await queueMany(50);
-    for (let i = 0; i < 4; i++) extra.push(await new DataSource(dataSourceOptions({ url: db.url, applicationName: `claims-int-${i}`, poolSize: 5 })).initialize());
+    for (let i = 0; i < 4; i++) extra.push(await new DataSource(dataSourceOptions({ url: db.appUrl('knowledge'), applicationName: `claims-int-${i}`, poolSize: 5 })).initialize());
     const workers = extra.slice(-4).map((d, i) => ({ id: `worker-${i}`, repo: new DocumentClaimsRepository(d) }));
 
     // Round 1: 20 claims in flight at the same moment (5 per pool).
@@ -111,7 +111,7 @@ describe('claim', () => {
   it('never hands the same document twice when 20 claims run at once over five workspaces, and none comes back empty', async () => {
     const ids = (await Promise.all(Array.from({ length: 5 }, () => queueMany(6)))).flat();
     const pools: DataSource[] = [];
-    for (let i = 0; i < 4; i++) pools.push(await new DataSource(dataSourceOptions({ url: db.url, applicationName: `claims-fair-${i}`, poolSize: 5 })).initialize());
+    for (let i = 0; i < 4; i++) pools.push(await new DataSource(dataSourceOptions({ url: db.appUrl('knowledge'), applicationName: `claims-fair-${i}`, poolSize: 5 })).initialize());
     extra.push(...pools);
     const got = await Promise.all(Array.from({ length: 20 }, (_, i) => new DocumentClaimsRepository(pools[i % 4]).claim(`worker-${i % 4}`, 60_000)));
     expect(got.every((d) => d !== null)).toBe(true);

@@ -99,8 +99,8 @@ function paragraphs(topic: string, n: number): string[] {
 
 beforeAll(async () => {
   db = await createTestDatabase('sa_test_ingest');
-  ds = await new DataSource(dataSourceOptions({ url: db.url, applicationName: 'ingestion-int', poolSize: 6 })).initialize();
-  pool = new Pool({ connectionString: db.url, max: 4, application_name: 'ingestion-int-vectors' });
+  ds = await new DataSource(dataSourceOptions({ url: db.appUrl('knowledge'), applicationName: 'ingestion-int', poolSize: 6 })).initialize();
+  pool = new Pool({ connectionString: db.appUrl('knowledge'), max: 4, application_name: 'ingestion-int-vectors' });
   // Dropping the database at the end terminates a connection still closing: not a test failure.
   pool.on('error', () => undefined);
   claims = new DocumentClaimsRepository(ds);
@@ -110,7 +110,7 @@ beforeAll(async () => {
 });
 
 beforeEach(async () => {
-  await ds.query('TRUNCATE knowledge.documents, knowledge.chunks');
+  await ds.query('DELETE FROM knowledge.documents; DELETE FROM knowledge.chunks');
   site.routes.clear();
   site.hits.clear();
   site.abandoned.clear();
@@ -130,7 +130,7 @@ afterAll(async () => {
 /** A worker with its own processor (and robots.txt cache), started like Nest starts it. */
 async function startWorker(env: Record<string, string> = {}): Promise<IngestionWorker> {
   const config = loadKnowledgeConfig({
-    DATABASE_URL: db.url,
+    DATABASE_URL: db.appUrl('knowledge'),
     KNOWLEDGE_LEASE_MS: '3000',
     KNOWLEDGE_POLL_MS: '100',
     KNOWLEDGE_MAX_ATTEMPTS: '3',

@@ -9,14 +9,14 @@ import { axisVector, describeVectorStoreContract } from './vector-store.contract
 import { StoredChunk } from './vector-store.port';
 
 // PostgresVectorStore against the real PostgreSQL, on a database cloned from the migrated
-// template (so the migration creating knowledge.chunks is under test too).
+// template (so the migration creating knowledge.chunks is under test too), as the knowledge role.
 
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
 let pool: Pool;
 
 beforeAll(async () => {
   db = await createTestDatabase('sa_test_vs');
-  pool = new Pool({ connectionString: db.url, max: 4 });
+  pool = new Pool({ connectionString: db.appUrl('knowledge'), max: 4 });
 });
 
 afterAll(async () => {
@@ -75,7 +75,9 @@ describe('PostgresVectorStore: hybrid ranking', () => {
     const filler = Array.from({ length: 200 }, (_, i) => chunk(tenant, { vector: axisVector(i % 8, 0.1), text: `common filler text number ${i}` }));
     const rare = chunk(tenant, { vector: axisVector(0), text: 'common filler zebracode' });
     await new PostgresVectorStore(pool).upsert([...filler, rare]);
-    await pool.query('ANALYZE knowledge.chunks');
+    // As autovacuum would: ANALYZE is the table owner's (the knowledge role may not run it).
+    const owner = new Pool({ connectionString: db.url, max: 1 });
+    await owner.query('ANALYZE knowledge.chunks').finally(() => owner.end());
     const q = { tenantId: tenant, chatbotId: null, embedder: EMBEDDER, vector: axisVector(3), text: 'common zebracode', k: 10 };
     const narrow = new PostgresVectorStore(pool, { vectorWeight: 0, textMatchBudget: 50 });
     expect((await narrow.search(q)).map((h) => h.chunkId)).toEqual([rare.id]);

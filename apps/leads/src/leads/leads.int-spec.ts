@@ -34,7 +34,7 @@ const stream = { name: `LEADS_T_${id}`, subjectPrefix: `leads${id}.events` };
 
 beforeAll(async () => {
   db = await createTestDatabase('sa_leads');
-  ds = await new DataSource(dataSourceOptions({ url: db.url, applicationName: 'leads-int', poolSize: 10 })).initialize();
+  ds = await new DataSource(dataSourceOptions({ url: db.appUrl('leads'), applicationName: 'leads-int', poolSize: 10 })).initialize();
   nc = await connect({ servers: NATS_URL, name: 'leads-int-spec' });
   await ensureEventStream(nc, stream);
   nc.subscribe('chat.>', { callback: (_err, msg) => toChat.push(msg.subject) });

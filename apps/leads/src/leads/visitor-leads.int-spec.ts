@@ -26,7 +26,7 @@ let turns: TurnCompletedHandler;
 
 beforeAll(async () => {
   db = await createTestDatabase('sa_leads_widget');
-  ds = await new DataSource(dataSourceOptions({ url: db.url, applicationName: 'leads-widget-int', poolSize: 5 })).initialize();
+  ds = await new DataSource(dataSourceOptions({ url: db.appUrl('leads'), applicationName: 'leads-widget-int', poolSize: 5 })).initialize();
   repo = new LeadsRepository(ds);
   service = new VisitorLeadsService(repo, new Outbox('leads'), THRESHOLDS);
   turns = new TurnCompletedHandler(repo, new Outbox('leads'), new VisitorMessagesRepository(), THRESHOLDS, { warn: () => undefined });
