@@ -75,7 +75,8 @@ r.ok(dep(migrate, 'postgres') === 'service_healthy', 'migrate waits for postgres
 r.ok(String(migrate.restart) === 'no', 'migrate is one-shot (restart: "no")', migrate.restart);
 r.ok(migrate.image === 'support-agent:latest' && migrate.build, 'migrate uses the support-agent image');
 
-// Each app connects as a role of its own (sa_<app>) that may use only its schema; mcp owns none. migrate runs as the administrator and is given every app's URL (it creates the roles
+// Each app connects as a role of its own (sa_<app>) that may use only its schema; mcp has no
+// database. migrate runs as the administrator and is given every app's URL (it creates the roles
 // with their passwords; the admin CLI, run through it, acts as the owner of what it changes).
 const DB_APPS = APPS.filter((a) => a !== 'mcp');
 const roleOf = (app) => `sa_${app.replace(/-/g, '_')}`;
@@ -94,8 +95,7 @@ for (const app of DB_APPS) {
   r.ok(dbUser(own) === roleOf(app) && new URL(own).password !== '', `${app}: DATABASE_URL as its own role ${roleOf(app)}, with a password`, own);
   r.ok(env(migrate)[urlVar(app)] === own, `migrate: ${urlVar(app)} is ${app}'s DATABASE_URL`, env(migrate)[urlVar(app)]);
 }
-// mcp owns no schema; it borrows the gateway's role while it still checks tokens against identity.
-r.ok(env(services.mcp ?? {}).DATABASE_URL === env(services.gateway ?? {}).DATABASE_URL, "mcp: the gateway's DATABASE_URL (it owns no schema)", env(services.mcp ?? {}).DATABASE_URL);
+r.ok(env(services.mcp ?? {}).DATABASE_URL === undefined, 'mcp: no DATABASE_URL (it owns no schema)', env(services.mcp ?? {}).DATABASE_URL);
 for (const name of APPS) {
   const leaked = Object.keys(env(services[name] ?? {})).filter((k) => k.endsWith('_DATABASE_URL'));
   r.ok(leaked.length === 0, `${name}: no other app's database URL`, leaked.join(','));

@@ -103,9 +103,7 @@ r.ok(schemaOk === objects.length, `${schemaOk}/${objects.length} objects valid a
 const APPS = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher'];
 const HPA_APPS = ['gateway', 'chat', 'knowledge', 'webhook-dispatcher'];
 // Each app that owns a schema connects as its own PostgreSQL role, its URL in a Secret of its own.
-// mcp owns none; it borrows the gateway's role while it still checks tokens against identity.
 const DB_APPS = APPS.filter((a) => a !== 'mcp');
-const BORROWED_ROLES = { mcp: 'gateway' };
 const urlVar = (app) => `${app.toUpperCase().replace(/-/g, '_')}_DATABASE_URL`;
 /** An env entry taken, required, from key DATABASE_URL of the Secret `secret`. */
 const fromDbSecret = (entry, secret) => {
@@ -179,7 +177,6 @@ for (const d of deployments) {
   }
   const dbUrl = (c.env ?? []).find((e) => e.name === 'DATABASE_URL');
   if (DB_APPS.includes(app)) r.ok(fromDbSecret(dbUrl, `support-agent-db-${app}`), `${id}: DATABASE_URL (its own role) from the Secret support-agent-db-${app}, required`, JSON.stringify(dbUrl));
-  else if (BORROWED_ROLES[app]) r.ok(fromDbSecret(dbUrl, `support-agent-db-${BORROWED_ROLES[app]}`), `${id}: DATABASE_URL from the Secret support-agent-db-${BORROWED_ROLES[app]} (it borrows that role)`, JSON.stringify(dbUrl));
   else r.ok(dbUrl === undefined, `${id}: no DATABASE_URL entry (it owns no schema)`, JSON.stringify(dbUrl));
   const others = (c.env ?? []).filter((e) => e.name.endsWith('_DATABASE_URL')).map((e) => e.name);
   r.ok(others.length === 0, `${id}: no other app's database URL`, others.join(','));

@@ -1,5 +1,5 @@
 import { DEFAULT_DATABASE_URL } from './common';
-import { BORROWED_ROLES, SCHEMA_OWNER_APPS, appDatabaseEnv, appDatabaseUrl, databaseUrlVariable, defaultDatabaseRole, ownsSchema } from './databases';
+import { SCHEMA_OWNER_APPS, appDatabaseEnv, appDatabaseUrl, databaseUrlVariable, defaultDatabaseRole, ownsSchema } from './databases';
 
 describe('database URLs per app', () => {
   it('names one role and one variable per schema-owning app; mcp owns none', () => {
@@ -46,13 +46,7 @@ describe('database URLs per app', () => {
       CHAT_DATABASE_URL: undefined,
       ...Object.fromEntries(SCHEMA_OWNER_APPS.filter((a) => !['gateway', 'chat'].includes(a)).map((a) => [databaseUrlVariable(a), undefined])),
     });
-    expect(appDatabaseEnv('no-such-app', env)['DATABASE_URL']).toBeUndefined();
-    expect('DATABASE_URL' in appDatabaseEnv('no-such-app', env)).toBe(true);
-    expect(appDatabaseEnv('toString', env)['DATABASE_URL']).toBeUndefined();
-  });
-
-  it('gives mcp, which owns no schema but still checks tokens against identity, the gateway\'s role meanwhile', () => {
-    expect(BORROWED_ROLES).toEqual({ mcp: 'gateway' });
-    expect(appDatabaseEnv('mcp', { DATABASE_URL: 'postgres://admin:pw@db/sa' })['DATABASE_URL']).toBe('postgres://sa_gateway@db/sa');
+    expect(appDatabaseEnv('mcp', env)['DATABASE_URL']).toBeUndefined();
+    expect('DATABASE_URL' in appDatabaseEnv('mcp', env)).toBe(true);
   });
 });

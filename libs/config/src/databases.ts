@@ -4,7 +4,7 @@ import type { EnvSource } from './env';
 /**
  * The PostgreSQL schema each app owns. Each of these apps connects as a role of its own that may
  * use its schema and nothing else (the migrate command creates the roles and grants them). An app
- * not listed here (mcp) owns no schema (see BORROWED_ROLES).
+ * not listed here (mcp) owns no schema and gets no database connection.
  */
 export const SCHEMA_OWNERS = {
   gateway: 'identity',
@@ -22,19 +22,6 @@ export const SCHEMA_OWNER_APPS = Object.keys(SCHEMA_OWNERS) as SchemaOwner[];
 
 export function ownsSchema(app: string): app is SchemaOwner {
   return Object.prototype.hasOwnProperty.call(SCHEMA_OWNERS, app);
-}
-
-/**
- * Apps that own no schema but still read one, and whose role they connect as meanwhile: mcp checks
- * tokens against identity through libs/identity (the gateway's data) until it asks the gateway
- * over NATS; then its entry goes and it gets no database connection.
- */
-export const BORROWED_ROLES: Readonly<Record<string, SchemaOwner>> = Object.freeze({ mcp: 'gateway' });
-
-/** The app whose role `app` connects as: itself, the app it borrows a role from, or none. */
-function roleOwner(app: string): SchemaOwner | undefined {
-  if (ownsSchema(app)) return app;
-  return Object.prototype.hasOwnProperty.call(BORROWED_ROLES, app) ? BORROWED_ROLES[app] : undefined;
 }
 
 /** `GATEWAY`, `WEBHOOK_DISPATCHER`: the prefix of an app's own variables. */
@@ -71,15 +58,13 @@ export function appDatabaseUrl(app: SchemaOwner, source: EnvSource = process.env
 
 /**
  * The database variables of one app's own process, from the environment of whatever starts it:
- * `DATABASE_URL` is the app's own URL (appDatabaseUrl; for an app in BORROWED_ROLES, that of the
- * app it borrows from), absent for an app without a database, and no other app's URL is passed
- * on. Spread it last over the rest of the child's environment (a key set to undefined is left out
- * by child_process).
+ * `DATABASE_URL` is the app's own URL (appDatabaseUrl), absent for an app that owns no schema, and
+ * no other app's URL is passed on. Spread it last over the rest of the child's environment (a key
+ * set to undefined is left out by child_process).
  */
 export function appDatabaseEnv(app: string, source: EnvSource): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   for (const other of SCHEMA_OWNER_APPS) out[databaseUrlVariable(other)] = undefined;
-  const owner = roleOwner(app);
-  out['DATABASE_URL'] = owner ? appDatabaseUrl(owner, source) : undefined;
+  out['DATABASE_URL'] = ownsSchema(app) ? appDatabaseUrl(app, source) : undefined;
   return out;
 }
