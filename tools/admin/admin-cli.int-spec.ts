@@ -42,7 +42,7 @@ beforeAll(async () => {
   env = {
     DATABASE_URL: `postgres://nobody@127.0.0.1:${await freePort()}/nowhere`,
     GATEWAY_DATABASE_URL: as(ROLES.gateway),
-    DISPATCHER_DATABASE_URL: as(ROLES.dispatcher),
+    WEBHOOK_DISPATCHER_DATABASE_URL: as(ROLES.dispatcher),
     NATS_URL: nats.url,
     RPC_TIMEOUT_MS: '1000',
     WEBHOOK_SECRET_KEY: randomBytes(32).toString('hex'),

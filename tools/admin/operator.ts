@@ -12,9 +12,9 @@ import type { WebhookAdminDirectory } from '@sa/webhook-registry';
 type Env = Record<string, string | undefined>;
 
 /**
- * Where the admin CLI finds each service's data. It writes identity as the gateway's operator
- * (GATEWAY_DATABASE_URL) and webhook registrations as the dispatcher's (DISPATCHER_DATABASE_URL),
- * each falling back to DATABASE_URL; whatever belongs to another service it asks of that service
+ * Where the admin CLI finds each service's data. It writes identity as the gateway
+ * (GATEWAY_DATABASE_URL) and webhook registrations as the webhook-dispatcher
+ * (WEBHOOK_DISPATCHER_DATABASE_URL), each else DATABASE_URL with that app's role; whatever belongs to another service it asks of that service
  * over NATS (NATS_URL), as the services ask each other.
  */
 export function adminTargets(source: Env = process.env) {
