@@ -229,6 +229,21 @@ describe('provisioning the roles', () => {
     }
   });
 
+  it('says what is missing when the migrating user may not create roles', async () => {
+    const d = await freshDatabase();
+    const weak = `sa_t_weak_${suffix}`;
+    created.push(weak);
+    await withAdmin((c) => c.query(`CREATE ROLE ${q(weak)} LOGIN`));
+    const u = new URL(d.url);
+    u.username = weak;
+    const ds = await adminDataSource(u.toString());
+    try {
+      await expect(provisionServiceRoles(ds, customRoles('weak'))).rejects.toThrow(/cannot create or change role sa_gateway_weak_\w+ \(gateway\): the migrating user needs CREATEROLE/);
+    } finally {
+      await ds.destroy();
+    }
+  });
+
   it('refuses two apps on one role, and a URL without a user', () => {
     expect(() => serviceRolesFromEnv({ DATABASE_URL: db.url, CHAT_DATABASE_URL: 'postgres://sa_leads@127.0.0.1/x' })).toThrow('chat and leads would both connect as sa_leads');
     expect(() => serviceRolesFromEnv({ DATABASE_URL: db.url, CHAT_DATABASE_URL: 'postgres://127.0.0.1/x' })).toThrow('CHAT_DATABASE_URL names no user');

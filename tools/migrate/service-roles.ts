@@ -39,10 +39,16 @@ export function scramSha256Verifier(password: string, salt: Buffer = randomBytes
 const TABLE_PRIVILEGES = 'SELECT, INSERT, UPDATE, DELETE';
 const SEQUENCE_PRIVILEGES = 'USAGE, SELECT';
 
+/** The SQLSTATE of a failed query (TypeORM's QueryFailedError carries the driver's error). */
+function sqlState(err: unknown): string | undefined {
+  const e = err as { code?: string; driverError?: { code?: string } };
+  return e?.driverError?.code ?? e?.code;
+}
+
 /** True when a statement failed because another session did the same at the same moment (roles are cluster-wide). */
 function lostRace(err: unknown): boolean {
-  const e = err as { code?: string; message?: string };
-  return e.code === '42710' || e.code === '23505' || (e.code === 'XX000' && /tuple concurrently updated/.test(e.message ?? ''));
+  const code = sqlState(err);
+  return code === '42710' || code === '23505' || (code === 'XX000' && /tuple concurrently updated/.test((err as Error).message ?? ''));
 }
 
 async function ensureRole(db: SqlRunner, r: ServiceRole, log: (line: string) => void): Promise<void> {
@@ -59,7 +65,7 @@ async function ensureRole(db: SqlRunner, r: ServiceRole, log: (line: string) => 
       return;
     } catch (err) {
       if (lostRace(err) && attempt < 5) continue; // the other session created or changed it: look again
-      if ((err as { code?: string }).code === '42501') {
+      if (sqlState(err) === '42501') {
         throw new Error(`cannot create or change role ${r.role} (${r.app}): the migrating user needs CREATEROLE, or create the role beforehand (${(err as Error).message})`);
       }
       throw err;
