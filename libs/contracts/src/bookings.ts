@@ -1,8 +1,7 @@
-import { Transform } from 'class-transformer';
-import { IsDefined, IsEmail, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Max, Min, ValidateIf } from 'class-validator';
-import { LIST_LIMIT_MAX, SESSION_ID_MAX, WIDGET_SESSION_DESCRIPTION, listLimitDescription } from './chat';
+import { IsDefined, IsEmail, IsIn, IsISO8601, IsOptional, IsString, IsUUID, ValidateIf } from 'class-validator';
+import { LIST_LIMIT_MAX, ListLimit, SESSION_ID_MAX, WIDGET_SESSION_DESCRIPTION } from './chat';
 import { Doc, Nullable } from './schema-docs';
-import { CharLength, IsIsoDateTimeWithOffset, IsStringMap, NotBlank, toInt } from './validation';
+import { CharLength, IsIsoDateTimeWithOffset, IsStringMap, NotBlank } from './validation';
 
 export const BOOKING_STATUSES = ['pending', 'confirmed', 'rejected', 'cancelled'] as const;
 export type BookingStatus = (typeof BOOKING_STATUSES)[number];
@@ -15,13 +14,7 @@ export const BOOKINGS_LIMIT_DEFAULT = LIST_LIMIT_MAX;
 export class ListBookingsRequest {
   @Doc('Only bookings in this state.') @IsOptional() @IsIn(BOOKING_STATUSES) status?: BookingStatus;
   @Doc('Only bookings of this bot.') @IsOptional() @IsUUID() chatbotId?: string;
-  @Doc({ description: listLimitDescription(BOOKINGS_LIMIT_DEFAULT), default: BOOKINGS_LIMIT_DEFAULT })
-  @IsOptional()
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(LIST_LIMIT_MAX)
-  limit?: number;
+  @ListLimit(BOOKINGS_LIMIT_DEFAULT) limit?: number;
 }
 
 /** Path of GET/PATCH /v1/bookings/{id}. */

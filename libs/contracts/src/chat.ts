@@ -84,16 +84,18 @@ export const CHAT_CANCEL_SUBJECT = 'chat.turn.cancel';
 /** The `limit` of a list query: at most LIST_LIMIT_MAX, `fallback` when omitted. */
 export const listLimitDescription = (fallback: number) => `Maximum number of items, 1 to ${LIST_LIMIT_MAX} (default ${fallback}).`;
 
+/** The `limit` query member of a list route: an integer from 1 to LIST_LIMIT_MAX, `fallback` when left out. */
+export function ListLimit(fallback: number): PropertyDecorator {
+  const rules = [Doc({ description: listLimitDescription(fallback), default: fallback }), IsOptional(), Transform(toInt), IsInt(), Min(1), Max(LIST_LIMIT_MAX)];
+  return (target, key) => {
+    for (const rule of [...rules].reverse()) rule(target, key);
+  };
+}
+
 /** Query of GET /v1/conversations and request of chat.conversation.list. */
 export class ListConversationsRequest {
   @Doc(`Search text matched against the messages, at most ${CONVERSATION_QUERY_MAX} characters.`) @IsOptional() @IsString() @CharLength(0, CONVERSATION_QUERY_MAX) q?: string;
-  @Doc({ description: listLimitDescription(CONVERSATIONS_LIMIT_DEFAULT), default: CONVERSATIONS_LIMIT_DEFAULT })
-  @IsOptional()
-  @Transform(toInt)
-  @IsInt()
-  @Min(1)
-  @Max(LIST_LIMIT_MAX)
-  limit?: number;
+  @ListLimit(CONVERSATIONS_LIMIT_DEFAULT) limit?: number;
   @Doc('Only sessions of this bot.') @IsOptional() @IsUUID() chatbotId?: string;
 }
 

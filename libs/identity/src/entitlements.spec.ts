@@ -1,25 +1,11 @@
 import 'reflect-metadata';
 import { PLANS } from '@sa/contracts';
 import { DEFAULT_PLAN_LIMITS, entitlementsOf, mergePlanLimits } from './entitlements';
+import { workspaceFacts } from './identity-fixtures';
 import type { WorkspaceEntity } from './workspace.entity';
 
 function workspace(overrides: Partial<WorkspaceEntity> = {}): WorkspaceEntity {
-  return {
-    id: '00000000-0000-4000-8000-000000000001',
-    name: 'Acme',
-    plan: 'growth',
-    trialEndsAt: null,
-    billingStatus: 'active',
-    enterpriseApi: false,
-    enterpriseWebhooks: false,
-    tierSlots: { starter: 0, growth: 0, scale: 0 },
-    messagesPerMonth: null,
-    pagesPerBot: null,
-    botSlots: null,
-    createdAt: new Date(0),
-    updatedAt: new Date(0),
-    ...overrides,
-  };
+  return { ...workspaceFacts({ id: '00000000-0000-4000-8000-000000000001', name: 'Acme' }), createdAt: new Date(0), updatedAt: new Date(0), ...overrides };
 }
 
 describe('DEFAULT_PLAN_LIMITS', () => {

@@ -2,6 +2,7 @@ export * from './api-token.entity';
 export * from './entitlements';
 export * from './identity-admin';
 export * from './identity-events';
+export * from './identity-fixtures';
 export * from './identity-source';
 export * from './live-access';
 export * from './token-secret';

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { IdentityChangeFeed, IdentitySignal } from './identity-events';
+import { ManualIdentityFeed, workspaceFacts } from './identity-fixtures';
 import { IdentitySource, LoadedToken, TokenUseRecord, WorkspaceFacts } from './identity-source';
 import { generateTokenSecret, hashTokenSecret } from './token-secret';
 import { TokenVerifier } from './token-verifier';
@@ -7,39 +7,9 @@ import { TokenVerifier } from './token-verifier';
 // The verifier's cache over any source and feed (the gateway's database and NOTIFY, or the gateway
 // over NATS for the MCP server): here both are stand-ins the tests drive.
 
-class TestFeed implements IdentityChangeFeed {
-  listening = false;
-  private receivers: ((s: IdentitySignal) => void)[] = [];
-  subscribe(r: (s: IdentitySignal) => void): void {
-    this.receivers.push(r);
-  }
-  async start(): Promise<void> {
-    this.listening = true;
-    this.send({ kind: 'reset' });
-  }
-  async stop(): Promise<void> {
-    this.listening = false;
-  }
-  send(s: IdentitySignal): void {
-    for (const r of this.receivers) r(s);
-  }
-}
-
 const WS = '0b9c2f4e-1d2a-4e3b-8c4d-5e6f7a8b9c0d';
 const TOKEN = '1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f';
-const workspace: WorkspaceFacts = {
-  id: WS,
-  name: 'w',
-  plan: 'scale',
-  trialEndsAt: null,
-  billingStatus: 'active',
-  enterpriseApi: false,
-  enterpriseWebhooks: false,
-  tierSlots: { starter: 0, growth: 0, scale: 0 },
-  messagesPerMonth: null,
-  pagesPerBot: null,
-  botSlots: null,
-};
+const workspace = workspaceFacts({ id: WS, plan: 'scale' });
 
 class TestSource implements IdentitySource {
   secret = generateTokenSecret();
@@ -72,7 +42,7 @@ const logger = { warn: (o: unknown) => logged.push(o) } as never;
 const opts = { cacheTtlMs: 60_000, negativeTtlMs: 60_000, maxEntries: 100, lastUsedFlushMs: 60_000 };
 
 async function started(source = new TestSource()) {
-  const feed = new TestFeed();
+  const feed = new ManualIdentityFeed();
   const verifier = new TokenVerifier(source, feed, opts, logger);
   await verifier.start();
   return { source, feed, verifier };

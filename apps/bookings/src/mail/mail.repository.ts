@@ -15,16 +15,8 @@ export interface OutgoingEmail {
   attempts: number;
 }
 
-interface EmailRow {
-  id: string;
-  tenant_id: string;
-  booking_id: string;
-  kind: string;
-  to_address: string;
-  subject: string;
-  body_text: string;
+interface EmailRow extends OutgoingEmail {
   status: EmailStatus;
-  attempts: number;
   last_error: string | null;
   created_at: Date;
   sent_at: Date | null;

@@ -1,41 +1,11 @@
 import 'reflect-metadata';
 import { ServiceUnavailable } from '@sa/errors';
-import { IdentityChangeFeed, IdentitySignal, WorkspaceFacts } from '@sa/identity';
+import { ManualIdentityFeed, WorkspaceFacts, workspaceFacts } from '@sa/identity';
 import { WorkspaceEntitlements } from './workspace-entitlements';
 
 /** The feed as the gateway's relay drives it: changes, resets, and whether it is connected. */
-class TestFeed implements IdentityChangeFeed {
-  listening = false;
-  private receivers: ((s: IdentitySignal) => void)[] = [];
-  subscribe(r: (s: IdentitySignal) => void): void {
-    this.receivers.push(r);
-  }
-  async start(): Promise<void> {
-    this.listening = true;
-    this.send({ kind: 'reset' });
-  }
-  async stop(): Promise<void> {
-    this.listening = false;
-  }
-  send(s: IdentitySignal): void {
-    for (const r of this.receivers) r(s);
-  }
-}
-
 const WS = '6f1c2c1e-4d1a-4c1e-9f1a-2b3c4d5e6f70';
-const facts = (plan: WorkspaceFacts['plan']): WorkspaceFacts => ({
-  id: WS,
-  name: 'w',
-  plan,
-  trialEndsAt: null,
-  billingStatus: 'active',
-  enterpriseApi: false,
-  enterpriseWebhooks: false,
-  tierSlots: { starter: 0, growth: 0, scale: 0 },
-  messagesPerMonth: null,
-  pagesPerBot: null,
-  botSlots: null,
-});
+const facts = (plan: WorkspaceFacts['plan']): WorkspaceFacts => workspaceFacts({ id: WS, plan });
 const silent = { warn: () => undefined } as never;
 
 function setup() {
@@ -47,7 +17,7 @@ function setup() {
       return gateway.plan ? facts(gateway.plan) : null;
     },
   };
-  const feed = new TestFeed();
+  const feed = new ManualIdentityFeed();
   return { gateway, feed, entitlements: new WorkspaceEntitlements(source, feed, silent) };
 }
 
@@ -89,7 +59,7 @@ describe('WorkspaceEntitlements', () => {
   });
 
   it('does not cache an answer that crossed a change', async () => {
-    const feed = new TestFeed();
+    const feed = new ManualIdentityFeed();
     await feed.start();
     let asked = 0;
     let crossing = true;
