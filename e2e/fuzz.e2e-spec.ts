@@ -185,8 +185,10 @@ describe(`fuzzing the REST API, the widget API and the MCP tools (${REQUESTS} re
     const out = await fire(`${s.gatewayUrl}/widget/v1`, fc.sample(arb, { numRuns: Math.ceil(REQUESTS / 4), seed: SEED }), operations, new Set(['POST /bots/{botId}/chat']));
 
     expect(out.failures).toEqual([]);
-    // Feedback succeeds only for an id and a session that fit together: rare in small runs.
-    expectCoverage(operations, out.seen, REQUESTS >= 5000 ? [] : ['POST /bots/{botId}/feedback']);
+    // Feedback succeeds only for an id and a session that fit together, in a body valid in every
+    // member: rare enough that some seeds of the CI size (2,500 widget requests) never hit it.
+    // Required from `npm run fuzz`'s size on; the widget suite checks a valid feedback directly.
+    expectCoverage(operations, out.seen, REQUESTS >= 50000 ? [] : ['POST /bots/{botId}/feedback']);
     if (REQUESTS >= 5000) expect(out.chatTurns).toBeGreaterThan(0);
     expect(await storedTurns()).toBe(before + out.chatTurns);
   }, 900000);
