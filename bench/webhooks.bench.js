@@ -7,8 +7,9 @@
 // an offered load above the goal, with zero lost and zero duplicated events.
 //
 //   1. a private nats-server, a fresh database sa_bench_<random> migrated with
-//      dist/tools/migrate/main.js (infra.prepareSystem), and only the two apps on the path,
-//      `leads` (its OutboxRelay publishes schema `leads`'s outbox) and `webhook-dispatcher`
+//      dist/tools/migrate/main.js (infra.prepareSystem), and only the apps on the path,
+//      `leads` (its OutboxRelay publishes schema `leads`'s outbox), `webhook-dispatcher` and
+//      `gateway` (it answers the dispatcher's plan questions over NATS)
 //      (dist/tools/launcher/system.js; LOG_LEVEL=warn, NODE_ENV=production,
 //      OUTBOUND_ALLOW_CIDRS=127.0.0.1/32 and the receiver's port in OUTBOUND_ALLOWED_PORTS);
 //      a `scale` workspace and one webhook for lead.created to the receiver (admin CLI);
@@ -75,7 +76,10 @@ const SECRET = `whsec_bench_${randomBytes(12).toString('hex')}`;
 const REF_STREAM = 'BENCH_REF_EVENTS';
 const REF_PREFIX = 'benchref';
 const REF_DURABLE = 'bench-reference';
-const APPS = ['leads', 'webhook-dispatcher'];
+// The gateway too: the dispatcher asks it for each workspace's plan (identity.workspace.get).
+const APPS = ['gateway', 'leads', 'webhook-dispatcher'];
+/** What shows an app answers over NATS: its health ping, or for the gateway an identity question. */
+const readyProbe = (app) => (app === 'gateway' ? ['identity.workspace.get', { workspaceId: randomUUID() }] : [`${app}.health.ping`, {}]);
 
 /** Wall-clock milliseconds with sub-millisecond resolution (monotonic within this process). */
 const wall = () => performance.timeOrigin + performance.now();
@@ -371,6 +375,7 @@ module.exports = {
     const env = {
       DATABASE_URL: dbUrl,
       NATS_URL: nats.url,
+      GATEWAY_PORT: String(await infra.freePort()),
       LOG_LEVEL: 'warn',
       LOG_PRETTY: 'false',
       NODE_ENV: 'production',
@@ -389,10 +394,11 @@ module.exports = {
       const deadline = Date.now() + 60000;
       for (;;) {
         try {
-          await rpc.send(`${app}.health.ping`, {}, { requestId: `bench-ready-${randomUUID()}` }, 1000);
+          const [subject, data] = readyProbe(app);
+          await rpc.send(subject, data, { requestId: `bench-ready-${randomUUID()}` }, 1000);
           break;
         } catch (err) {
-          if (Date.now() > deadline) throw new Error(`${app} did not answer ${app}.health.ping in 60 s (logs in ${logDir}): ${err.message}`);
+          if (Date.now() > deadline) throw new Error(`${app} did not answer ${readyProbe(app)[0]} in 60 s (logs in ${logDir}): ${err.message}`);
           if (!system.pid(app)) throw new Error(`${app} exited while starting (logs in ${logDir})`);
           await sleep(250);
         }
