@@ -64,3 +64,10 @@ export function resolvePointer(root: unknown, ref: string): unknown {
     .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
     .reduce<unknown>((node, part) => (node && typeof node === 'object' ? (node as Json)[part] : undefined), root);
 }
+
+/** Asserts that a document is a valid OpenAPI 3.1 document; a failure shows the validator's errors. */
+export function expectValidOpenApi31(spec: unknown): void {
+  const result = validateWithOpenApiSchemaValidator(spec);
+  expect(result.valid ? 'valid' : result.errors).toBe('valid');
+  expect(result.version).toBe('3.1');
+}
