@@ -9,6 +9,7 @@ export * from './health';
 export * from './identity';
 export * from './knowledge';
 export * from './leads';
+export * from './management';
 export * from './plans';
 export * from './schema-docs';
 export * from './scopes';

@@ -18,6 +18,27 @@ import {
 } from './widget';
 import { AnalyticsRequest, AnalyticsView, ChatMessageView, ChatTurnRequest, ChatTurnStarted, ConversationMessagesRequest, ConversationView, ListConversationsRequest } from './chat';
 import { HealthPing, HealthReply } from './health';
+import {
+  ApiTokenIdRequest,
+  ApiTokenView,
+  CreateApiTokenRequest,
+  CreatedApiTokenView,
+  CreatedWebhookView,
+  CreateWebhookRequest,
+  DeliveryIdRequest,
+  DeliveryView,
+  ListApiTokensRequest,
+  ListDeliveriesRequest,
+  ListWebhooksRequest,
+  MessageUsageView,
+  PageUsageView,
+  SendPersonEmailReply,
+  SendPersonEmailRequest,
+  UsageRequest,
+  WebhookIdRequest,
+  WebhookSecretView,
+  WebhookView,
+} from './management';
 import { RecordTokenUseReply, RecordTokenUseRequest, VerifyTokenReply, VerifyTokenRequest, WorkspaceFactsReply, WorkspaceFactsRequest } from './identity';
 import { BotSummary, CheckBotsReply, CheckBotsRequest, IngestKbRequest, KbDocumentView, KbIngestAccepted, ListKbRequest, PassageView, SearchKnowledgeRequest } from './knowledge';
 
@@ -83,6 +104,20 @@ export const RPC = {
   'identity.token.verify': rpc<VerifyTokenRequest, VerifyTokenReply>(VerifyTokenRequest, false),
   'identity.token.touch': rpc<RecordTokenUseRequest, RecordTokenUseReply>(RecordTokenUseRequest, false),
   'identity.workspace.get': rpc<WorkspaceFactsRequest, WorkspaceFactsReply>(WorkspaceFactsRequest, false),
+  // Management by a workspace's people (the console, the admin CLI): see management.ts.
+  'identity.token.create': rpc<CreateApiTokenRequest, CreatedApiTokenView>(CreateApiTokenRequest),
+  'identity.token.list': rpc<ListApiTokensRequest, ApiTokenView[]>(ListApiTokensRequest),
+  'identity.token.revoke': rpc<ApiTokenIdRequest, ApiTokenView>(ApiTokenIdRequest),
+  'webhook-dispatcher.webhook.create': rpc<CreateWebhookRequest, CreatedWebhookView>(CreateWebhookRequest),
+  'webhook-dispatcher.webhook.list': rpc<ListWebhooksRequest, WebhookView[]>(ListWebhooksRequest),
+  'webhook-dispatcher.webhook.delete': rpc<WebhookIdRequest, { id: string; deleted: true }>(WebhookIdRequest),
+  'webhook-dispatcher.webhook.rotate': rpc<WebhookIdRequest, WebhookSecretView>(WebhookIdRequest),
+  'webhook-dispatcher.webhook.test': rpc<WebhookIdRequest, DeliveryView>(WebhookIdRequest),
+  'webhook-dispatcher.delivery.list': rpc<ListDeliveriesRequest, DeliveryView[]>(ListDeliveriesRequest),
+  'webhook-dispatcher.delivery.redeliver': rpc<DeliveryIdRequest, DeliveryView>(DeliveryIdRequest),
+  'chat.usage.get': rpc<UsageRequest, MessageUsageView>(UsageRequest),
+  'knowledge.usage.get': rpc<UsageRequest, PageUsageView>(UsageRequest),
+  'bookings.email.send': rpc<SendPersonEmailRequest, SendPersonEmailReply>(SendPersonEmailRequest, false),
 } as const;
 
 export type RpcSubject = keyof typeof RPC;
