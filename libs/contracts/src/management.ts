@@ -85,12 +85,20 @@ export class CreatedApiTokenView extends ApiTokenView {
 // ---- Webhooks: webhook-dispatcher.webhook.* and webhook-dispatcher.delivery.* ----
 
 export const WEBHOOK_URL_MAX = 2048;
+export const WEBHOOK_NAME_MAX = 100;
 export const DELIVERIES_LIST_MAX = 100;
 export const DELIVERY_STATUSES = ['pending', 'sending', 'succeeded', 'failed'] as const;
 export type DeliveryStatusName = (typeof DELIVERY_STATUSES)[number];
 
 @Doc({ description: 'A new webhook: a public HTTPS endpoint, the chosen events, all bots or one bot (spec part 6 rule 1).' })
 export class CreateWebhookRequest {
+  @Doc(`What the webhook is for, 1 to ${WEBHOOK_NAME_MAX} characters; absent: its endpoint's host.`)
+  @IsOptional()
+  @IsString()
+  @CharLength(1, WEBHOOK_NAME_MAX)
+  @NotBlank()
+  name?: string;
+
   @Doc('Public HTTPS endpoint.') @IsString() @CharLength(1, WEBHOOK_URL_MAX) @IsHttpUrl() url: string;
 
   @Doc('The events delivered to it (at least one).')
@@ -134,6 +142,7 @@ export class LastDeliveryView {
 @Doc({ name: 'Webhook', description: 'A webhook with the status of its last delivery (spec part 6).' })
 export class WebhookView {
   @IsUUID() id: string;
+  @IsString() name: string;
   @IsString() url: string;
   @IsArray() @IsIn(WEBHOOK_EVENT_TYPES, { each: true }) events: WebhookEventType[];
   @Doc('Null: every bot of the workspace.') @Nullable() @IsUUID() bot_id: string | null;
