@@ -12,7 +12,7 @@ export interface CliResult {
  * Runs the real admin CLI (compiled) against the e2e database and NATS (bot ids and e-mails are
  * asked of the running services), with the system's outbound policy (webhook URLs).
  */
-export function runAdmin(args: string[], databaseUrl?: string, natsUrl?: string): Promise<CliResult> {
+export function runAdmin(args: string[], databaseUrl?: string, natsUrl?: string, input?: string): Promise<CliResult> {
   const s = e2eState();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(s.root, 'dist', 'tools', 'admin', 'main.js'), ...args], {
@@ -23,6 +23,8 @@ export function runAdmin(args: string[], databaseUrl?: string, natsUrl?: string)
         NATS_URL: natsUrl ?? s.natsUrl,
       },
     });
+    // Standard input: the given text (e.g. for --password-stdin), else closed at once.
+    child.stdin.end(input ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -32,8 +34,8 @@ export function runAdmin(args: string[], databaseUrl?: string, natsUrl?: string)
   });
 }
 
-export async function admin<T = Record<string, unknown>>(args: string[], databaseUrl?: string, natsUrl?: string): Promise<T> {
-  const r = await runAdmin(args, databaseUrl, natsUrl);
+export async function admin<T = Record<string, unknown>>(args: string[], databaseUrl?: string, natsUrl?: string, input?: string): Promise<T> {
+  const r = await runAdmin(args, databaseUrl, natsUrl, input);
   if (r.code !== 0) throw new Error(`admin ${args.join(' ')} failed (${r.code}): ${r.stderr}`);
   return JSON.parse(r.stdout) as T;
 }

@@ -1,0 +1,505 @@
+import http from 'node:http';
+import { AddressInfo } from 'node:net';
+import type { Locator, Page } from 'playwright-core';
+import { verifyWebhook } from '@sa/webhooks';
+import { waitFor } from './support/apps';
+import { expectNoSeriousAxeViolations, screenshot, useBrowser } from './support/browser';
+import { ConsoleClient, ConsoleSystem, startConsoleSystem } from './support/console';
+import { linksIn } from './support/smtp-capture';
+
+/**
+ * The console (issue 16) in a real browser (playwright-core driving Debian's Chromium) against the
+ * real running system: the apps on PostgreSQL, NATS and Redis, a real local SMTP server capturing
+ * the e-mails and a local webhook receiver. Every page is checked with axe-core (no serious or
+ * critical violation) and photographed into docs/screenshots/console-<page>.png for the README.
+ * Names used here (labels, buttons, links, routes) are the issue's contract.
+ */
+const PAGES = ['sign-in', 'forgot-password', 'reset-password', 'accept-invitation', 'tokens', 'webhooks', 'webhook-detail', 'members', 'workspace', 'audit'];
+const WRITE_BUTTONS = ['Create token', 'Revoke', 'Add webhook', 'Redeliver', 'Send test event', 'Rotate secret', 'Delete', 'Invite'];
+const TOKEN_SECRET = /mgpt_[A-Za-z0-9_-]{43}/;
+const WEBHOOK_SECRET = /whsec_[A-Za-z0-9_-]{20,}/;
+
+const OWNER = { email: 'olivia.owner@example.com', password: 'correct horse battery staple', name: 'Olivia Owner' };
+const MEMBER = { email: 'max.member@example.com', password: 'member password of sufficient length', name: 'Max Member' };
+const RESETTER = { email: 'rosa.reset@example.com', password: 'the first password, forgotten', name: 'Rosa Reset' };
+const THROTTLED = { email: 'tom.throttled@example.com', password: 'a password nobody will guess', name: 'Tom Throttled' };
+const INVITEE = { email: 'ada.admin@example.com', password: 'invited admin password 42', name: 'Ada Admin' };
+
+/** All visible text of the page plus the values of its fields (secrets are often shown in a read-only field). */
+const pageText = (page: Page) =>
+  page.evaluate(`(() => [document.body.innerText, ...Array.from(document.querySelectorAll('input, textarea')).map((e) => e.value)].join('\\n'))()`) as Promise<string>;
+
+async function findInPage(page: Page, pattern: RegExp, timeoutMs = 10000): Promise<string> {
+  const text = await waitFor(() => pageText(page), (t) => typeof t === 'string' && pattern.test(t), timeoutMs, 100);
+  return pattern.exec(text)![0];
+}
+
+/** The dialog a button opened, or the page when the form is inline. */
+async function formScope(page: Page): Promise<Page | Locator> {
+  const dialog = page.getByRole('dialog');
+  try {
+    await dialog.first().waitFor({ state: 'visible', timeout: 2000 });
+    return dialog.first();
+  } catch {
+    return page;
+  }
+}
+
+describe('console in a browser: sign-in, API tokens, webhooks, members, workspace, audit (issue 16)', () => {
+  const b = useBrowser();
+  let sys: ConsoleSystem;
+  let ws: { id: string; name: string };
+  let botId: string;
+  let cliToken: string;
+  const checked = new Set<string>();
+  let webhook: { id: string; name: string; secret: string; path: string } | undefined;
+
+  const url = (path: string) => `${sys.consoleUrl}${path}`;
+  const wsPath = (page: string) => url(`/w/${ws.id}/${page}`);
+  const api = (method: string, path: string, token: string | null, body?: unknown) =>
+    fetch(`${sys.apiUrl}${path}`, {
+      method,
+      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+
+  /** axe-core on the page as it is now, its screenshot for the README, and no CSP violation so far. */
+  async function checkPage(page: Page, name: string): Promise<void> {
+    await page.waitForLoadState('networkidle');
+    await expectNoSeriousAxeViolations(page, `the ${name} page (${page.url()})`);
+    await screenshot(page, name);
+    expect(b.cspViolations()).toEqual([]);
+    checked.add(name);
+  }
+
+  async function signIn(page: Page, who: { email: string; password: string }): Promise<void> {
+    await page.goto(url('/sign-in'));
+    await page.getByLabel('Email', { exact: true }).fill(who.email);
+    await page.getByLabel('Password', { exact: true }).fill(who.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'API tokens' }).waitFor({ timeout: 15000 });
+  }
+
+  async function createPerson(who: { email: string; password: string; name: string }, role: string): Promise<string> {
+    const made = await sys.admin<{ id: string; email: string; workspace_id: string; role: string }>(
+      ['user', 'create', '--workspace', ws.id, '--email', who.email, '--role', role, '--password-stdin', '--name', who.name],
+      `${who.password}\n`,
+    );
+    expect(made).toEqual(expect.objectContaining({ email: who.email, workspace_id: ws.id, role }));
+    expect(made.id).toMatch(/^[0-9a-f-]{36}$/);
+    return made.id;
+  }
+
+  beforeAll(async () => {
+    sys = await startConsoleSystem();
+    ws = await sys.admin<{ id: string; name: string }>(['workspace', 'create', '--name', 'Acme Support', '--plan', 'scale']);
+    await createPerson(OWNER, 'owner');
+    await createPerson(MEMBER, 'member');
+    await createPerson(RESETTER, 'member');
+    await createPerson(THROTTLED, 'member');
+    cliToken = (await sys.admin<{ token: string }>(['token', 'create', '--workspace', ws.id, '--scopes', 'all', '--name', 'CLI setup'])).token;
+    const bot = await waitFor(() => api('POST', '/bots', cliToken, { name: 'Front desk', language: 'en' }), (r) => r.status === 201, 20000);
+    botId = ((await bot.json()) as any).data.id;
+    // Ready when the console reaches the services behind each page (tokens, webhooks, workspace facts).
+    const owner = new ConsoleClient(sys.consoleUrl);
+    expect((await owner.signIn(OWNER.email, OWNER.password)).status).toBe(200);
+    for (const p of ['tokens', 'webhooks', 'members', '']) {
+      await waitFor(() => owner.call('GET', `/api/workspaces/${ws.id}${p ? `/${p}` : ''}`), (r) => r.status === 200, 30000, 250);
+    }
+  }, 180000);
+
+  afterAll(async () => {
+    await sys?.stop();
+  });
+
+  it('sign-in: an owner signs in with "Email", "Password" and "Sign in"; the session cookie is httpOnly and SameSite; "Sign out" ends it', async () => {
+    const page = b.page();
+    const res = await page.goto(url('/'));
+    expect(res!.status()).toBe(200);
+    await page.waitForURL(/\/sign-in$/);
+    await page.getByRole('button', { name: 'Sign in' }).waitFor();
+    await checkPage(page, 'sign-in');
+    // Security headers on the page itself.
+    const headers = (await page.request.get(url('/sign-in'))).headers();
+    expect(headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(headers['content-security-policy']).toContain("script-src 'self'");
+    expect(headers['x-content-type-options']).toBe('nosniff');
+    expect(headers['referrer-policy']).toBe('no-referrer');
+
+    await signIn(page, OWNER);
+    await page.waitForURL(new RegExp(`/w/${ws.id}/tokens$`));
+    for (const link of ['API tokens', 'Webhooks', 'Members', 'Workspace', 'Audit log']) await expect(page.getByRole('link', { name: link }).count()).resolves.toBe(1);
+    await expect(page.getByLabel('Workspace', { exact: true }).count()).resolves.toBeGreaterThan(0);
+
+    const cookie = (await b.context().cookies(sys.consoleUrl)).find((c) => c.name === 'sa_console_session');
+    expect(cookie).toBeDefined();
+    expect(cookie!.httpOnly).toBe(true);
+    expect(cookie!.sameSite).toBe('Lax');
+    expect(cookie!.path).toBe('/');
+    expect(cookie!.value).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await page.evaluate('document.cookie')).not.toContain('sa_console_session');
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL(/\/sign-in$/);
+    const stale = await fetch(url('/api/session'), { headers: { cookie: `sa_console_session=${cookie!.value}` } });
+    expect(stale.status).toBe(401);
+    expect(((await stale.json()) as any).code).toBe('not_signed_in');
+  });
+
+  it('API tokens: "Create token" with "Name" and "bots:read" shows the secret once, and it answers GET /v1/bots; "Revoke" + confirm makes it 401 within 2 s', async () => {
+    const page = b.page();
+    await signIn(page, OWNER);
+    await page.getByRole('link', { name: 'API tokens' }).click();
+    await page.waitForURL(new RegExp(`/w/${ws.id}/tokens$`));
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const form = await formScope(page);
+    await form.getByLabel('Name', { exact: true }).fill('Zapier sync');
+    await form.getByRole('checkbox', { name: 'bots:read', exact: true }).check();
+    const created = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith(`/api/workspaces/${ws.id}/tokens`));
+    await form.getByRole('button', { name: /^(create token|create)$/i }).click();
+    expect((await created).status()).toBe(201);
+
+    const secret = await findInPage(page, TOKEN_SECRET);
+    await expect(page.getByRole('button', { name: 'Copy' }).count()).resolves.toBeGreaterThan(0);
+
+    // The shown secret works through real HTTP, with the scope chosen.
+    const bots = await api('GET', '/bots', secret);
+    expect(bots.status).toBe(200);
+    expect(((await bots.json()) as any).data.map((x: any) => x.id)).toContain(botId);
+    expect((await api('POST', '/bots', secret, { name: 'Not allowed' })).status).toBe(403);
+
+    // Shown once: not on the page after a reload, nor in the list the API returns.
+    await page.reload();
+    const row = page.getByRole('row').filter({ hasText: 'Zapier sync' });
+    await row.first().waitFor();
+    expect(await pageText(page)).not.toContain(secret);
+    await checkPage(page, 'tokens');
+
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    const confirm = page.getByRole('alertdialog').or(page.getByRole('dialog'));
+    await confirm.first().waitFor();
+    const revoked = page.waitForResponse((r) => r.request().method() === 'POST' && /\/tokens\/[^/]+\/revoke$/.test(r.url()));
+    await confirm.first().getByRole('button', { name: /revoke/i }).click();
+    expect((await revoked).status()).toBe(200);
+    const t0 = Date.now();
+    await waitFor(() => api('GET', '/bots', secret).then((r) => r.status), (st) => st === 401, 2000, 50);
+    expect(Date.now() - t0).toBeLessThan(2000);
+    await waitFor(() => row.first().innerText(), (t) => typeof t === 'string' && /revoked/i.test(t), 5000);
+  });
+
+  it('webhooks: "Add webhook" to a local receiver; a widget booking arrives signed, "succeeded" with 200 shows beside it; "Redeliver" sends it again, signed', async () => {
+    const page = b.page();
+    await signIn(page, OWNER);
+    await page.getByRole('link', { name: 'Webhooks' }).click();
+    await page.waitForURL(new RegExp(`/w/${ws.id}/webhooks$`));
+    await page.getByRole('button', { name: 'Add webhook' }).click();
+    const form = await formScope(page);
+    const path = '/hooks/console-crm';
+    await form.getByLabel('Name', { exact: true }).fill('CRM bookings');
+    await form.getByLabel('Endpoint URL', { exact: true }).fill(sys.receiver.url(path));
+    await form.getByRole('checkbox', { name: 'booking.created', exact: true }).check();
+    const created = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith(`/api/workspaces/${ws.id}/webhooks`));
+    await form.getByRole('button', { name: /^(add webhook|add|create|save)$/i }).click();
+    const createdRes = await created;
+    expect(createdRes.status()).toBe(201);
+    const id = ((await createdRes.json()) as any).id as string;
+    const secret = await findInPage(page, WEBHOOK_SECRET);
+    webhook = { id, name: 'CRM bookings', secret, path };
+
+    // A booking made through the public widget API on the gateway.
+    const booking = await fetch(`${sys.gatewayUrl}/widget/v1/bots/${botId}/bookings`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Lin Visitor', email: 'lin@example.com', phone: '+65 6123 4567', requestedSlot: '2027-03-01T10:00:00+08:00', timeZone: 'Asia/Singapore' }),
+    });
+    expect(booking.status).toBe(201);
+    const bookingId = ((await booking.json()) as any).data.id;
+    const [first] = await waitFor(async () => sys.receiver.on(path), (r) => r.length >= 1, 20000);
+    expect(first!.headers['x-service-event']).toBe('booking.created');
+    expect(verifyWebhook({ rawBody: first!.rawBody, headers: first!.headers, secret })).toEqual(expect.objectContaining({ ok: true }));
+    expect(verifyWebhook({ rawBody: first!.rawBody, headers: first!.headers, secret: 'whsec_not-the-secret-at-all-000000' })).toEqual(expect.objectContaining({ ok: false }));
+    expect(first!.body.data.id ?? first!.body.data.booking_id).toBe(bookingId);
+
+    // The list shows the last delivery's status beside the webhook (spec part 6).
+    await page.goto(wsPath('webhooks'));
+    const row = page.getByRole('row').filter({ hasText: 'CRM bookings' });
+    await waitFor(
+      async () => {
+        await page.reload();
+        await row.first().waitFor();
+        return row.first().innerText();
+      },
+      (t) => typeof t === 'string' && /succeeded/i.test(t) && /\b200\b/.test(t),
+      15000,
+      500,
+    );
+    expect(await pageText(page)).not.toContain(secret);
+    await checkPage(page, 'webhooks');
+
+    // The delivery log, and a redelivery that arrives signed with the same secret.
+    await page.getByRole('link', { name: 'CRM bookings' }).first().click();
+    await page.waitForURL(new RegExp(`/w/${ws.id}/webhooks/${id}$`));
+    await page.getByRole('button', { name: 'Redeliver' }).first().waitFor();
+    await expect(page.getByText('booking.created').count()).resolves.toBeGreaterThan(0);
+    await checkPage(page, 'webhook-detail');
+    const redelivered = page.waitForResponse((r) => r.request().method() === 'POST' && /\/redeliver$/.test(r.url()));
+    await page.getByRole('button', { name: 'Redeliver' }).first().click();
+    expect((await redelivered).status()).toBe(202);
+    const all = await waitFor(async () => sys.receiver.on(path), (r) => r.length >= 2, 20000);
+    const second = all[1]!;
+    expect(verifyWebhook({ rawBody: second.rawBody, headers: second.headers, secret })).toEqual(expect.objectContaining({ ok: true }));
+    expect(second.headers['x-service-event-id']).toBe(first!.headers['x-service-event-id']);
+    expect(second.body.data).toEqual(first!.body.data);
+  });
+
+  it('a member sees every page but no write button, and the console API refuses their writes with 403 forbidden_role', async () => {
+    expect(webhook).toBeDefined();
+    const page = b.page();
+    await signIn(page, MEMBER);
+    const visits: [string, string][] = [
+      ['tokens', 'Zapier sync'],
+      ['webhooks', 'CRM bookings'],
+      [`webhooks/${webhook!.id}`, 'booking.created'],
+      ['members', OWNER.email],
+      ['workspace', 'Acme Support'],
+      ['audit', 'token.created'],
+    ];
+    for (const [p, shows] of visits) {
+      await page.goto(wsPath(p));
+      await page.getByText(shows).first().waitFor({ timeout: 10000 });
+      for (const name of WRITE_BUTTONS) {
+        expect([p, name, await page.getByRole('button', { name, exact: true }).count()]).toEqual([p, name, 0]);
+      }
+    }
+
+    // The same writes from the member's own browser session, with its CSRF token and the console's origin.
+    const writes: [string, string, unknown][] = [
+      ['POST', `/api/workspaces/${ws.id}/tokens`, { name: 'member token', scopes: ['bots:read'] }],
+      ['POST', `/api/workspaces/${ws.id}/webhooks`, { name: 'member hook', url: sys.receiver.url('/member'), events: ['booking.created'] }],
+      ['DELETE', `/api/workspaces/${ws.id}/webhooks/${webhook!.id}`, undefined],
+      ['POST', `/api/workspaces/${ws.id}/webhooks/${webhook!.id}/rotate-secret`, undefined],
+      ['POST', `/api/workspaces/${ws.id}/webhooks/${webhook!.id}/test`, undefined],
+      ['POST', `/api/workspaces/${ws.id}/invitations`, { email: 'friend@example.com', role: 'member' }],
+    ];
+    const results = (await page.evaluate(
+      `(async (writes) => {
+        const session = await (await fetch('/api/session')).json();
+        const out = [];
+        for (const [method, path, body] of writes) {
+          const r = await fetch(path, { method, headers: { 'x-csrf-token': session.csrf_token, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+          out.push([method, path, r.status, (await r.json().catch(() => ({}))).code]);
+        }
+        return out;
+      })(${JSON.stringify(writes)})`,
+    )) as [string, string, number, string][];
+    for (const [method, path, status, code] of results) expect([method, path, status, code]).toEqual([method, path, 403, 'forbidden_role']);
+    // Nothing changed: the webhook still delivers with its original secret, and no token was made.
+    const owner = new ConsoleClient(sys.consoleUrl);
+    await owner.signIn(OWNER.email, OWNER.password);
+    const hooks = (await owner.call('GET', `/api/workspaces/${ws.id}/webhooks`)).body.data;
+    expect(hooks.map((h: any) => h.id)).toContain(webhook!.id);
+    const tokens = (await owner.call('GET', `/api/workspaces/${ws.id}/tokens`)).body.data;
+    expect(tokens.map((t: any) => t.name)).not.toContain('member token');
+  });
+
+  it('a forged cross-site write is refused: a page on another origin posting a form or a fetch to the console, and API calls without the CSRF token or with a foreign Origin', async () => {
+    const page = b.page();
+    await signIn(page, OWNER);
+    const owner = new ConsoleClient(sys.consoleUrl);
+    await owner.signIn(OWNER.email, OWNER.password);
+    const victim = (await owner.call('POST', `/api/workspaces/${ws.id}/tokens`, { name: 'Victim token', scopes: ['bots:read'] })).body;
+    expect(victim.token).toMatch(TOKEN_SECRET);
+    const before = (await owner.call('GET', `/api/workspaces/${ws.id}/tokens`)).body.data.length;
+
+    // The attacker's site: same host, another port (same site, another origin), so the SameSite=Lax
+    // cookie does travel with the forged requests; the CSRF token and the Origin check must stop them.
+    const create = `${sys.consoleUrl}/api/workspaces/${ws.id}/tokens`;
+    const revoke = `${sys.consoleUrl}/api/workspaces/${ws.id}/tokens/${victim.id}/revoke`;
+    const pages: Record<string, string> = {
+      // The classic JSON-smuggling form (text/plain needs no preflight).
+      '/form': `<!doctype html><html lang="en"><title>Win a prize</title><body><form id="f" method="POST" action="${create}" enctype="text/plain"><input name='{"name":"forged by form","scopes":["bots:read","bots:write"],"x":"' value='"}'></form><script>document.getElementById('f').submit()</script></body></html>`,
+      '/fetch': `<!doctype html><html lang="en"><title>Cute cats</title><body><script>
+        fetch(${JSON.stringify(revoke)}, { method: 'POST', mode: 'no-cors', credentials: 'include', headers: { 'content-type': 'text/plain' }, body: '{}' }).finally(() => { document.title = 'sent'; });
+        fetch(${JSON.stringify(create)}, { method: 'POST', mode: 'no-cors', credentials: 'include', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ name: 'forged by fetch', scopes: ['bots:read'] }) });
+      </script></body></html>`,
+    };
+    const evil = http.createServer((req, res) => {
+      res.writeHead(pages[req.url ?? ''] ? 200 : 404, { 'content-type': 'text/html' });
+      res.end(pages[req.url ?? ''] ?? '');
+    });
+    await new Promise<void>((r) => evil.listen(0, '127.0.0.1', r));
+    const evilOrigin = `http://127.0.0.1:${(evil.address() as AddressInfo).port}`;
+    try {
+      const statuses: { url: string; status: number; origin: string | undefined; cookie: boolean }[] = [];
+      page.on('response', (r) => {
+        if (r.url().startsWith(sys.consoleUrl) && r.request().method() === 'POST') {
+          void r.request().allHeaders().then((h) => statuses.push({ url: r.url(), status: r.status(), origin: h['origin'], cookie: /sa_console_session=/.test(h['cookie'] ?? '') }));
+        }
+      });
+      const formPost = page.waitForResponse((r) => r.url() === create && r.request().method() === 'POST');
+      await page.goto(`${evilOrigin}/form`);
+      const formRes = await formPost;
+      expect(formRes.status()).toBe(403);
+      expect(JSON.parse(await formRes.text())).toEqual(expect.objectContaining({ code: 'csrf_failed' }));
+
+      await page.goto(`${evilOrigin}/fetch`);
+      await waitFor(async () => statuses.length, (n) => n >= 3, 10000);
+      for (const s of statuses) {
+        expect(s).toEqual(expect.objectContaining({ status: 403, origin: evilOrigin }));
+        // The cookie did travel (same site): the refusal is the CSRF defence's, not SameSite's.
+        expect(s.cookie).toBe(true);
+      }
+    } finally {
+      await new Promise<void>((r) => evil.close(() => r()));
+    }
+
+    // Outside a browser: a missing or wrong token, a foreign Origin, a cross-site fetch without Origin.
+    const path = `/api/workspaces/${ws.id}/tokens`;
+    const body = { name: 'forged by curl', scopes: ['bots:read'] };
+    for (const opts of [{ csrf: null }, { csrf: 'not-the-token' }, { origin: 'http://evil.example' }, { origin: evilOrigin }]) {
+      const r = await owner.call('POST', path, body, opts);
+      expect([opts, r.status, r.body?.code]).toEqual([opts, 403, 'csrf_failed']);
+    }
+    const noOrigin = await fetch(url(path), { method: 'POST', headers: { cookie: owner.cookie!, 'x-csrf-token': owner.csrf!, 'content-type': 'application/json', 'sec-fetch-site': 'cross-site' }, body: JSON.stringify(body) });
+    expect(noOrigin.status).toBe(403);
+    // Sign-in itself is refused from another origin (login CSRF).
+    expect((await new ConsoleClient(sys.consoleUrl).call('POST', '/api/session', { email: OWNER.email, password: OWNER.password }, { origin: evilOrigin })).status).toBe(403);
+
+    // Nothing was written: the victim token still works, no forged token exists.
+    expect((await api('GET', '/bots', victim.token)).status).toBe(200);
+    const after = (await owner.call('GET', `/api/workspaces/${ws.id}/tokens`)).body.data;
+    expect(after.length).toBe(before);
+    expect(after.map((t: any) => t.name).filter((n: string) => /forged/.test(n))).toEqual([]);
+    // The control: the same call with the session's token and the console's origin succeeds.
+    expect((await owner.call('POST', `/api/workspaces/${ws.id}/tokens/${victim.id}/revoke`)).status).toBe(200);
+  });
+
+  it('members: an invitation e-mail, captured by the local SMTP server, carries a link that signs a new admin in', async () => {
+    const page = b.page();
+    await signIn(page, OWNER);
+    await page.getByRole('link', { name: 'Members' }).click();
+    await page.waitForURL(new RegExp(`/w/${ws.id}/members$`));
+    await page.getByText(MEMBER.email).first().waitFor();
+    await checkPage(page, 'members');
+    await page.getByRole('button', { name: 'Invite' }).first().click();
+    const form = await formScope(page);
+    await form.getByLabel('Email', { exact: true }).fill(INVITEE.email);
+    const role = form.getByLabel('Role', { exact: true });
+    if ((await role.evaluate((e) => (e as { tagName: string }).tagName)) === 'SELECT') await role.selectOption('admin');
+    else {
+      await role.click();
+      await page.getByRole('option', { name: /^admin$/i }).click();
+    }
+    const invited = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith(`/api/workspaces/${ws.id}/invitations`));
+    await form.getByRole('button', { name: /^(invite|send invitation)$/i }).click();
+    const invitedRes = await invited;
+    expect(invitedRes.status()).toBe(201);
+    expect(await invitedRes.text()).not.toMatch(/token/i);
+
+    const [mail] = await waitFor(async () => sys.smtp.to(INVITEE.email), (m) => m.length >= 1, 20000);
+    const link = linksIn(mail!.text).find((l) => l.startsWith(`${sys.consoleUrl}/accept-invitation#token=`));
+    expect(link).toBeDefined();
+
+    // The invitee, in a browser of their own.
+    const theirs = await (await b.newContext()).newPage();
+    await theirs.goto(link!);
+    await theirs.getByText('Acme Support').first().waitFor();
+    await checkPage(theirs, 'accept-invitation');
+    const nameField = theirs.getByLabel(/^(name|display name|your name)$/i);
+    if (await nameField.count()) await nameField.first().fill(INVITEE.name);
+    await theirs.getByLabel(/^(password|new password|choose a password)$/i).first().fill(INVITEE.password);
+    const confirm = theirs.getByLabel(/^(confirm password|repeat password)$/i);
+    if (await confirm.count()) await confirm.first().fill(INVITEE.password);
+    await theirs.getByRole('button', { name: /accept/i }).click();
+    await theirs.getByRole('link', { name: 'API tokens' }).waitFor({ timeout: 15000 });
+    await theirs.waitForURL(new RegExp(`/w/${ws.id}/`));
+    // An admin: the write buttons are there.
+    await theirs.goto(wsPath('tokens'));
+    await theirs.getByRole('button', { name: 'Create token' }).waitFor();
+
+    // Single use: the link no longer works.
+    const token = decodeURIComponent(link!.split('#token=')[1]!);
+    expect((await fetch(url(`/api/invitations/${encodeURIComponent(token)}`))).status).toBe(404);
+    const owner = new ConsoleClient(sys.consoleUrl);
+    await owner.signIn(OWNER.email, OWNER.password);
+    const members = (await owner.call('GET', `/api/workspaces/${ws.id}/members`)).body.data;
+    expect(members.find((m: any) => m.email === INVITEE.email)).toEqual(expect.objectContaining({ role: 'admin' }));
+  });
+
+  it('password reset: "forgot password" e-mails a single-use link whose page sets a new password', async () => {
+    const page = b.page();
+    await page.goto(url('/forgot-password'));
+    await checkPage(page, 'forgot-password');
+    await page.getByLabel('Email', { exact: true }).fill(RESETTER.email);
+    const asked = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/api/password-resets'));
+    await page.getByRole('button', { name: /reset|send/i }).click();
+    expect((await asked).status()).toBe(202);
+    const [mail] = await waitFor(async () => sys.smtp.to(RESETTER.email), (m) => m.length >= 1, 20000);
+    const link = linksIn(mail!.text).find((l) => l.startsWith(`${sys.consoleUrl}/reset-password#token=`));
+    expect(link).toBeDefined();
+
+    await page.goto(link!);
+    const newPassword = 'a brand new password for Rosa';
+    await page.getByLabel(/^(new password|password)$/i).first().waitFor();
+    await checkPage(page, 'reset-password');
+    await page.getByLabel(/^(new password|password)$/i).first().fill(newPassword);
+    const confirm = page.getByLabel(/^(confirm (new )?password|repeat (new )?password)$/i);
+    if (await confirm.count()) await confirm.first().fill(newPassword);
+    const done = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/api/password-resets/confirm'));
+    await page.getByRole('button', { name: /password|reset|save/i }).click();
+    expect((await done).status()).toBe(204);
+
+    expect((await new ConsoleClient(sys.consoleUrl).signIn(RESETTER.email, newPassword)).status).toBe(200);
+    expect((await new ConsoleClient(sys.consoleUrl).signIn(RESETTER.email, RESETTER.password)).status).toBe(401);
+    const token = decodeURIComponent(link!.split('#token=')[1]!);
+    const again = await new ConsoleClient(sys.consoleUrl).call('POST', '/api/password-resets/confirm', { token, password: 'yet another password here' });
+    expect([again.status, again.body?.code]).toEqual([400, 'invalid_token']);
+  });
+
+  it('workspace and audit pages: the plan and usage, and every change made above with who did it', async () => {
+    const page = b.page();
+    await signIn(page, OWNER);
+    await page.getByRole('link', { name: 'Workspace' }).click();
+    await page.waitForURL(new RegExp(`/w/${ws.id}/workspace$`));
+    await page.getByText(/scale/i).first().waitFor();
+    await checkPage(page, 'workspace');
+
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await page.waitForURL(new RegExp(`/w/${ws.id}/audit$`));
+    await page.getByText('token.created').first().waitFor();
+    const text = await pageText(page);
+    for (const action of ['token.created', 'token.revoked', 'webhook.created', 'invitation.created']) expect(text).toContain(action);
+    expect(text).toContain(OWNER.email);
+    expect(text).not.toMatch(TOKEN_SECRET);
+    expect(text).not.toMatch(WEBHOOK_SECRET);
+    await checkPage(page, 'audit');
+  });
+
+  it('repeated wrong passwords are throttled: the sign-in page shows the refusal and the API answers 429 with Retry-After', async () => {
+    const page = b.page();
+    await page.goto(url('/sign-in'));
+    const statuses: number[] = [];
+    for (let i = 0; i < 12 && !statuses.includes(429); i++) {
+      await page.getByLabel('Email', { exact: true }).fill(THROTTLED.email);
+      await page.getByLabel('Password', { exact: true }).fill(`wrong password number ${i}`);
+      const res = page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/api/session'));
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      statuses.push((await res).status());
+    }
+    expect(statuses[0]).toBe(401);
+    expect(statuses).toContain(429);
+    expect(statuses.slice(0, statuses.indexOf(429)).every((s) => s === 401)).toBe(true);
+    const alert = page.getByRole('alert');
+    await waitFor(() => alert.first().innerText(), (t) => typeof t === 'string' && /too many|try again/i.test(t), 5000);
+
+    // Even the right password is refused while the account is throttled.
+    const r = await new ConsoleClient(sys.consoleUrl).signIn(THROTTLED.email, THROTTLED.password);
+    expect(r.status).toBe(429);
+    expect(r.body).toEqual(expect.objectContaining({ code: 'too_many_attempts', retry_after: expect.any(Number) }));
+    expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+
+  it('every console page was checked with axe-core and photographed', () => {
+    expect([...checked].sort()).toEqual([...PAGES].sort());
+  });
+});

@@ -1,0 +1,132 @@
+import { randomBytes } from 'node:crypto';
+import { admin } from './admin';
+import { waitFor } from './apps';
+import { freePort } from './infra';
+import { MiniSystem, startMiniSystem } from './mini-system';
+import { startSmtpCapture, SmtpCapture } from './smtp-capture';
+import { startWebhookReceiver, WebhookReceiver } from './webhook-receiver';
+
+/**
+ * The console's browser tests run against a system of their own, started once per suite: every
+ * app but mcp (the console included) on a fresh migrated database and a private NATS, Redis, a
+ * real local SMTP server capturing the mail outbox's e-mails, and a local webhook receiver the
+ * outbound policy allows (loopback, its port).
+ */
+export interface ConsoleSystem {
+  mini: MiniSystem;
+  /** http://127.0.0.1:<CONSOLE_PORT> (also CONSOLE_PUBLIC_URL, so e-mailed links point here). */
+  consoleUrl: string;
+  gatewayUrl: string;
+  /** The public API, <gateway>/v1. */
+  apiUrl: string;
+  smtp: SmtpCapture;
+  receiver: WebhookReceiver;
+  natsUrl: string;
+  /** Runs the admin CLI against this system (the password, if any, on standard input). */
+  admin<T = Record<string, unknown>>(args: string[], stdin?: string): Promise<T>;
+  stop(): Promise<void>;
+}
+
+export const CONSOLE_APPS = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'webhook-dispatcher', 'console'];
+
+export async function startConsoleSystem(env: Record<string, string> = {}): Promise<ConsoleSystem> {
+  const smtp = await startSmtpCapture();
+  const receiver = await startWebhookReceiver();
+  const consolePort = await freePort();
+  const consoleUrl = `http://127.0.0.1:${consolePort}`;
+  const mini = await startMiniSystem(CONSOLE_APPS, {
+    CONSOLE_PORT: String(consolePort),
+    CONSOLE_HOST: '127.0.0.1',
+    CONSOLE_PUBLIC_URL: consoleUrl,
+    SMTP_URL: smtp.url,
+    MAIL_FROM: 'Support Agent <console@example.test>',
+    MAIL_POLL_MS: '200',
+    OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
+    OUTBOUND_ALLOWED_PORTS: `80,443,${receiver.port}`,
+    // Counters of this suite only (the shared Redis also serves the main e2e system).
+    RATE_LIMIT_PREFIX: `sa:e2e:console:${randomBytes(4).toString('hex')}:`,
+    ...env,
+  });
+  const gatewayUrl = mini.baseUrl.replace(/\/v1$/, '');
+  try {
+    await waitFor(
+      () => fetch(`${consoleUrl}/api/session`).then((r) => r.status).catch(() => 0),
+      (st) => st === 401,
+      45000,
+      200,
+    );
+  } catch (e) {
+    await mini.stop();
+    await smtp.stop();
+    await receiver.stop();
+    throw new Error(`the console did not answer on ${consoleUrl}: ${(e as Error).message}`);
+  }
+  const natsUrl = mini.env['NATS_URL']!;
+  return {
+    mini,
+    consoleUrl,
+    gatewayUrl,
+    apiUrl: mini.baseUrl,
+    smtp,
+    receiver,
+    natsUrl,
+    admin: (args, stdin) => admin(args, mini.databaseUrl, natsUrl, stdin),
+    stop: async () => {
+      await mini.stop();
+      await smtp.stop();
+      await receiver.stop();
+    },
+  };
+}
+
+export interface ConsoleResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/**
+ * The console's JSON API from outside a browser, as a signed-in person: the session cookie and
+ * the CSRF token of the session, sent with the console's own Origin unless told otherwise.
+ */
+export class ConsoleClient {
+  cookie: string | null = null;
+  csrf: string | null = null;
+  session: any = null;
+
+  constructor(readonly consoleUrl: string) {}
+
+  async signIn(email: string, password: string): Promise<ConsoleResponse> {
+    const res = await this.call('POST', '/api/session', { email, password });
+    if (res.status === 200) {
+      this.session = res.body;
+      this.csrf = res.body.csrf_token;
+    }
+    return res;
+  }
+
+  async call<T = any>(method: string, path: string, body?: unknown, opts: { origin?: string | null; csrf?: string | null; cookie?: string | null } = {}): Promise<ConsoleResponse<T>> {
+    const headers: Record<string, string> = {};
+    const origin = opts.origin === undefined ? this.consoleUrl : opts.origin;
+    if (origin !== null) headers['origin'] = origin;
+    const csrf = opts.csrf === undefined ? this.csrf : opts.csrf;
+    if (csrf && method !== 'GET') headers['x-csrf-token'] = csrf;
+    const cookie = opts.cookie === undefined ? this.cookie : opts.cookie;
+    if (cookie) headers['cookie'] = cookie;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(`${this.consoleUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), redirect: 'manual' });
+    const set = res.headers.getSetCookie().find((c) => c.startsWith('sa_console_session='));
+    if (set) {
+      const value = set.split(';')[0]!;
+      this.cookie = value === 'sa_console_session=' ? null : value;
+    }
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON
+    }
+    return { status: res.status, headers: res.headers, body: parsed as T };
+  }
+}
