@@ -34,6 +34,7 @@ export async function startConsoleSystem(env: Record<string, string> = {}): Prom
   const receiver = await startWebhookReceiver();
   const consolePort = await freePort();
   const consoleUrl = `http://127.0.0.1:${consolePort}`;
+  const suite = randomBytes(4).toString('hex');
   const mini = await startMiniSystem(CONSOLE_APPS, {
     CONSOLE_PORT: String(consolePort),
     CONSOLE_HOST: '127.0.0.1',
@@ -44,7 +45,8 @@ export async function startConsoleSystem(env: Record<string, string> = {}): Prom
     OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
     OUTBOUND_ALLOWED_PORTS: `80,443,${receiver.port}`,
     // Counters of this suite only (the shared Redis also serves the main e2e system).
-    RATE_LIMIT_PREFIX: `sa:e2e:console:${randomBytes(4).toString('hex')}:`,
+    RATE_LIMIT_PREFIX: `sa:e2e:console:${suite}:rl:`,
+    CONSOLE_THROTTLE_PREFIX: `sa:e2e:console:${suite}:signin:`,
     ...env,
   });
   const gatewayUrl = mini.baseUrl.replace(/\/v1$/, '');
