@@ -1,5 +1,10 @@
 import type { Type } from '@nestjs/common';
+import { AuditController } from './audit/audit.controller';
+import { InvitationsController } from './invitations/invitations.controller';
+import { PublicInvitationsController } from './invitations/public-invitations.controller';
+import { MembersController } from './members/members.controller';
+import { PasswordResetController } from './password/password-reset.controller';
 import { SessionController } from './session/session.controller';
 
 /** Every controller of the console's API (the OpenAPI document is generated from these). */
-export const CONSOLE_CONTROLLERS: Type[] = [SessionController];
+export const CONSOLE_CONTROLLERS: Type[] = [SessionController, PasswordResetController, PublicInvitationsController, MembersController, InvitationsController, AuditController];
