@@ -2,6 +2,7 @@ export * from './booking-mail';
 export * from './bookings';
 export * from './bots';
 export * from './chat';
+export * from './console';
 export * from './context';
 export * from './errors';
 export * from './events';
