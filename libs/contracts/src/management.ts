@@ -124,6 +124,7 @@ export class ListDeliveriesRequest {
 
 export class DeliveryIdRequest {
   @IsUUID('all') delivery_id: string;
+  @Doc('The webhook the delivery must belong to (else not found).') @IsOptional() @IsUUID('all') webhook_id?: string;
 }
 
 @Doc({ name: 'LastDelivery', description: 'The most recent delivery of a webhook.' })

@@ -349,21 +349,23 @@ export class WebhookAdmin {
    * afresh, with a new timestamp) and wakes the dispatcher. A delivery still pending or being sent
    * is refused. Returns the delivery as queued.
    */
-  async redeliver(id: string, workspaceId?: string): Promise<DeliveryView> {
+  async redeliver(id: string, workspaceId?: string, webhookId?: string): Promise<DeliveryView> {
     requireUuid(id, '--delivery');
     if (workspaceId !== undefined) requireUuid(workspaceId, '--workspace');
+    if (webhookId !== undefined) requireUuid(webhookId, '--webhook');
     const rows = await this.ds.transaction(async (m) => {
       const updated = await queryRows<DeliveryRow>(
         m,
         `UPDATE webhooks.deliveries SET status = 'pending', owner = NULL, lease_until = NULL, next_trigger = 'manual'
-          WHERE id = $1 AND ($2::uuid IS NULL OR tenant_id = $2) AND status IN ('succeeded', 'failed') RETURNING *`,
-        [id, workspaceId ?? null],
+          WHERE id = $1 AND ($2::uuid IS NULL OR tenant_id = $2) AND ($3::uuid IS NULL OR webhook_id = $3) AND status IN ('succeeded', 'failed') RETURNING *`,
+        [id, workspaceId ?? null, webhookId ?? null],
       );
       if (updated.length) await m.query('SELECT pg_notify($1, $2)', [DELIVERIES_CHANNEL, id]);
       return updated;
     });
     if (rows.length === 0) {
       const current = await this.delivery(id, workspaceId); // throws when unknown
+      if (webhookId !== undefined && current.webhook_id !== webhookId) throw new WebhookNotFoundError('Delivery', `no delivery with id ${id} for webhook ${webhookId}`);
       throw new WebhookStateError(`delivery ${id} is ${current.status}; only a finished delivery (succeeded or failed) can be redelivered`);
     }
     return (await this.withAttempts(rows))[0];

@@ -81,7 +81,7 @@ export class WebhooksHandler {
 
   @RpcHandler('webhook-dispatcher.delivery.redeliver')
   async redeliver(req: DeliveryIdRequest, ctx: CallerContext): Promise<DeliveryView> {
-    return deliveryView(await domainErrors(() => this.admin(ctx).redeliver(req.delivery_id, ctx.tenantId)));
+    return deliveryView(await domainErrors(() => this.admin(ctx).redeliver(req.delivery_id, ctx.tenantId, req.webhook_id)));
   }
 
   /** The workspace's plan is the gateway's data, its bots the bots service's: both asked over NATS. */

@@ -263,7 +263,10 @@ describe('webhook management over NATS, answered by the dispatcher', () => {
 
     const foreignRedeliver = await failure(rpc.send('webhook-dispatcher.delivery.redeliver', { delivery_id: queued.id }, b.ctx));
     expect([foreignRedeliver.code, foreignRedeliver.message]).toEqual(['not_found', 'Delivery not found']);
-    const again = await rpc.send('webhook-dispatcher.delivery.redeliver', { delivery_id: queued.id }, a.ctx);
+    const otherHook = await rpc.send('webhook-dispatcher.webhook.create', { url: `http://127.0.0.1:${port}/x`, events: ['lead.created'] }, a.ctx);
+    const wrongHook = await failure(rpc.send('webhook-dispatcher.delivery.redeliver', { delivery_id: queued.id, webhook_id: otherHook.id }, a.ctx));
+    expect([wrongHook.code, wrongHook.message]).toEqual(['not_found', 'Delivery not found']);
+    const again = await rpc.send('webhook-dispatcher.delivery.redeliver', { delivery_id: queued.id, webhook_id: hook.id }, a.ctx);
     expect(again).toMatchObject({ id: queued.id, status: 'pending' });
     const resent = await finished(a.ctx, hook.id, queued.id, 2);
     expect(resent.attempt_log.map((x) => [x.attempt, x.trigger, x.status_code])).toEqual([
@@ -275,7 +278,7 @@ describe('webhook management over NATS, answered by the dispatcher', () => {
     expect(verifyWebhook({ rawBody: second.body, headers: second.headers, secret: hook.secret })).toMatchObject({ ok: false });
 
     await expect(rpc.send('webhook-dispatcher.webhook.delete', { webhook_id: hook.id }, a.ctx)).resolves.toEqual({ id: hook.id, deleted: true });
-    expect(await rpc.send('webhook-dispatcher.webhook.list', {}, a.ctx)).toEqual([]);
+    expect((await rpc.send('webhook-dispatcher.webhook.list', {}, a.ctx)).map((w) => w.id)).toEqual([otherHook.id]);
     expect((await failure(rpc.send('webhook-dispatcher.webhook.delete', { webhook_id: hook.id }, a.ctx))).code).toBe('not_found');
   });
 
