@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
-import { InvitationView, MemberView, PASSWORD_MAX, PASSWORD_MIN, Role } from '@sa/contracts';
+import { isEmail } from 'class-validator';
+import { InvitationView, MemberView, PASSWORD_MAX, PASSWORD_MIN, PERSON_EMAIL_MAX, Role } from '@sa/contracts';
 import { SqlRunner, isUniqueViolation, queryRows } from '@sa/db';
 import { DomainError, NotFound, ValidationFailed } from '@sa/errors';
 import { Actor, AuditLog } from './audit-log';
@@ -64,7 +65,8 @@ export function passwordIssue(password: string, path: string[] = ['body', 'passw
   const n = [...password].length;
   if (n >= PASSWORD_MIN && n <= PASSWORD_MAX) return null;
   const code = n < PASSWORD_MIN ? 'too_small' : 'too_big';
-  return new ValidationFailed([{ code, path, message: `password must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters` }]);
+  const message = `password must be ${PASSWORD_MIN} to ${PASSWORD_MAX} characters`;
+  return new ValidationFailed([{ code, path, message }], `The ${message}`);
 }
 
 const memberView = (r: { person_id: string; email: string; display_name: string; role: Role; joined_at: Date }): MemberView => ({
@@ -122,10 +124,11 @@ export class PeopleAdmin {
    * the workspace exists.
    */
   async createUser(input: { email: string; password: string; displayName?: string; workspaceId: string; role: Role }, actor: Actor): Promise<{ person: PersonRow; created: boolean }> {
+    const email = normalizeEmail(input.email);
+    if (!isEmail(email) || email.length > PERSON_EMAIL_MAX) throw new ValidationFailed([{ code: 'invalid_format', path: ['email'], message: `"${input.email}" is not an e-mail address` }], `"${input.email}" is not an e-mail address`);
     const bad = passwordIssue(input.password, ['password']);
     if (bad) throw bad;
     const passwordHash = await hashPassword(input.password);
-    const email = normalizeEmail(input.email);
     return this.tx(async (em) => {
       let created = false;
       let [person] = await queryRows<PersonRow>(
@@ -321,8 +324,15 @@ export class PeopleAdmin {
   /**
    * A new invitation (an open one to the same e-mail is replaced): the token is returned once, for
    * the e-mail. 403 forbidden_role (admins do not invite owners), 409 when already a member.
+   * `deliver` (sending the e-mail) runs before the commit: when it fails, nothing is created.
    */
-  async createInvitation(workspaceId: string, by: WorkspaceActor | { actor: Actor; role: 'owner' }, email: string, role: Role): Promise<{ invitation: InvitationView; token: string }> {
+  async createInvitation(
+    workspaceId: string,
+    by: WorkspaceActor | { actor: Actor; role: 'owner' },
+    email: string,
+    role: Role,
+    deliver: (invitation: InvitationView, token: string) => Promise<void> = async () => undefined,
+  ): Promise<{ invitation: InvitationView; token: string }> {
     if (!mayManageRole(by.role, role)) throw new ForbiddenRole(by.role === 'member' ? undefined : 'Only owners invite owners');
     const address = normalizeEmail(email);
     const token = randomSecret();
@@ -342,7 +352,9 @@ export class PeopleAdmin {
         [workspaceId, address, role, sha256Hex(token), by.actor.id, by.actor.label, this.opts.invitationTtlSeconds],
       );
       await this.audit.record({ workspaceId, actor: by.actor, action: 'invitation.created', targetKind: 'invitation', targetId: row.id, details: { email: address, role } }, em);
-      return { invitation: invitationView(row), token };
+      const invitation = invitationView(row);
+      await deliver(invitation, token);
+      return { invitation, token };
     });
   }
 

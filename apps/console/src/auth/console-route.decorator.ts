@@ -48,6 +48,8 @@ export interface ConsoleRequest {
   consoleCaller?: ConsoleCallerInfo;
   /** The session cookie's secret, for the routes that derive the CSRF token (GET /api/session). */
   consoleSessionSecret?: string;
+  /** When the session ends unless used before. */
+  consoleSessionExpiresAt?: Date;
 }
 
 /** The signed-in caller, set by the ConsoleGuard on 'session' and workspace routes. */

@@ -50,6 +50,7 @@ export class ConsoleGuard implements CanActivate {
     if (unsafe && !csrfTokenMatches(req.headers, csrfTokenOf(secret))) throw new CsrfFailed('the X-CSRF-Token header is missing or wrong');
     const { person, session } = resolved;
     req.consoleSessionSecret = secret;
+    req.consoleSessionExpiresAt = resolved.expiresAt;
     req.consoleCaller = { person: { id: person.id, email: person.email, display_name: person.display_name }, sessionId: session.id };
     if (access === 'session') return true;
     if (!isRole(access)) throw new Error(`@ConsoleRoute('${String(access)}') is not public, session or a role`);

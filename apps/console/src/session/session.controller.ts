@@ -43,9 +43,8 @@ export class SessionController {
   @ApiView(200, 'The session.', SessionView)
   @ApiConsoleErrors(401, 503)
   async current(@ConsoleCaller() caller: ConsoleCallerInfo, @Req() req: FastifyRequest & ConsoleRequest): Promise<SessionView> {
-    const resolved = await this.people.resolveSession(req.consoleSessionSecret);
-    if (!resolved) throw new NotSignedIn();
-    return this.sessions.view(caller.person, req.consoleSessionSecret!, resolved.expiresAt);
+    if (!req.consoleSessionSecret || !req.consoleSessionExpiresAt) throw new NotSignedIn();
+    return this.sessions.view(caller.person, req.consoleSessionSecret, req.consoleSessionExpiresAt);
   }
 
   @Delete()
