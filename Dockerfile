@@ -6,7 +6,7 @@
 #   docker run                 -e DATABASE_URL=<administrator> -e <APP>_DATABASE_URL=... support-agent:latest node dist/tools/migrate/main.js
 #   docker run -it             -e GATEWAY_DATABASE_URL=... support-agent:latest node dist/tools/admin/main.js --help
 #
-# APP is one of: gateway bots knowledge chat leads bookings mcp webhook-dispatcher.
+# APP is one of: gateway bots knowledge chat leads bookings mcp webhook-dispatcher console.
 # It can also be baked in at build time (docker build --build-arg APP=gateway ...).
 # Configuration is environment only: see deploy/README.md for every variable.
 #
@@ -54,11 +54,13 @@ COPY --from=build /src/dist/tools ./dist/tools
 COPY --chmod=0755 deploy/docker/entrypoint.sh /usr/local/bin/support-agent
 
 ARG APP=""
-# GATEWAY_HOST, OPS_HOST: the apps' default (127.0.0.1) is unreachable from outside a container.
+# GATEWAY_HOST, CONSOLE_HOST, OPS_HOST: the apps' default (127.0.0.1) is unreachable from outside a container.
 ENV APP=${APP} \
     GATEWAY_HOST=0.0.0.0 \
     GATEWAY_PORT=3000 \
     MCP_PORT=3001 \
+    CONSOLE_HOST=0.0.0.0 \
+    CONSOLE_PORT=3002 \
     OPS_HOST=0.0.0.0 \
     OPS_PORT=9464
 
@@ -66,8 +68,8 @@ LABEL org.opencontainers.image.title="support-agent" \
       org.opencontainers.image.description="Self-hostable support-agent service (all apps; choose one with APP)" \
       org.opencontainers.image.licenses="Apache-2.0"
 
-# gateway: 3000 (/v1, /healthz, /readyz); mcp: 3001 (/mcp, /healthz); every app: 9464 (ops)
-EXPOSE 3000 3001 9464
+# gateway: 3000 (/v1, /healthz, /readyz); mcp: 3001 (/mcp, /healthz); console: 3002 (/, /api); every app: 9464 (ops)
+EXPOSE 3000 3001 3002 9464
 
 # The image's `node` user, given numerically so that Kubernetes' runAsNonRoot can verify it.
 USER 1000:1000

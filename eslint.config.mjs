@@ -31,7 +31,11 @@ function boundaries({ testFiles }) {
         { sourceTag: 'scope:edge', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity'] },
         { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity', 'scope:edge'] },
         { sourceTag: 'scope:mcp', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity', 'scope:edge'] },
-        { sourceTag: 'scope:tools', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity', 'scope:webhooks'] },
+        { sourceTag: 'scope:tools', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity', 'scope:webhooks', 'scope:people'] },
+        // People, roles, sessions and the audit log (libs/people): the console and the admin CLI.
+        { sourceTag: 'scope:people', onlyDependOnLibsWithTags: ['scope:shared'] },
+        // The owner console: its people, the pure parts of identity (entitlements, live access) and the edge's HTTP pieces.
+        { sourceTag: 'scope:console', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity', 'scope:edge', 'scope:people'] },
         // Webhook registrations (libs/webhook-registry) are read by the dispatcher and the admin
         // CLI; both need the workspace's plan (spec part 1 rule 4) without a caller context.
         { sourceTag: 'scope:webhooks', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity'] },
@@ -53,6 +57,20 @@ export default [
       'no-console': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-require-imports': 'off',
+    },
+  },
+  {
+    // The console's web application: user text is always rendered as text (STYLE.md, "Browser code").
+    files: ['apps/console/web/**/*.ts', 'apps/console/web/**/*.tsx'],
+    rules: {
+      'no-console': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']", message: 'Render user text as text: no dangerouslySetInnerHTML.' },
+        { selector: "MemberExpression[property.name=/^(innerHTML|outerHTML)$/]", message: 'Render user text as text: no innerHTML.' },
+        { selector: "CallExpression[callee.property.name='insertAdjacentHTML']", message: 'Render user text as text: no insertAdjacentHTML.' },
+      ],
     },
   },
   {

@@ -45,11 +45,11 @@ const valid = ajv.validate(schema, compose);
 r.ok(valid, `${file} matches the Compose Specification schema`, ajv.errorsText(ajv.errors, { separator: '; ' }));
 
 // 2. The stack.
-const APPS = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher'];
+const APPS = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher', 'console'];
 const INFRA = ['postgres', 'nats', 'redis', 'qdrant'];
 const services = compose.services ?? {};
 const names = Object.keys(services).sort();
-r.ok(JSON.stringify(names) === JSON.stringify([...APPS, ...INFRA, 'migrate'].sort()), 'services are the 4 infrastructure services, migrate and the 8 apps', names.join(', '));
+r.ok(JSON.stringify(names) === JSON.stringify([...APPS, ...INFRA, 'migrate'].sort()), 'services are the 4 infrastructure services, migrate and the 9 apps', names.join(', '));
 const env = (s) => (Array.isArray(s.environment) ? Object.fromEntries(s.environment.map((e) => e.split(/=(.*)/s).slice(0, 2))) : (s.environment ?? {}));
 const dep = (s, name) => (Array.isArray(s.depends_on) ? 'service_started' : s.depends_on?.[name]?.condition);
 
@@ -112,7 +112,7 @@ for (const name of APPS) {
   r.ok(dep(s, 'migrate') === 'service_completed_successfully', `${name}: depends on migrate completing successfully`);
   r.ok(s.restart === 'unless-stopped' || s.restart === 'always' || s.restart === 'on-failure', `${name}: restart policy`, s.restart);
   const ports = (s.ports ?? []).map((p) => (typeof p === 'object' ? `${p.published}:${p.target}` : String(p)));
-  const want = { gateway: ['3000:3000'], mcp: ['3001:3001'] }[name] ?? [];
+  const want = { gateway: ['3000:3000'], mcp: ['3001:3001'], console: ['3002:3002'] }[name] ?? [];
   r.ok(JSON.stringify(ports) === JSON.stringify(want), `${name}: published ports ${want.join(',') || 'none'}`, ports.join(','));
   r.ok(!ports.some((p) => /(^|:)9464(\/|$)/.test(p)), `${name}: ops port 9464 not published`, ports.join(','));
   r.ok(e.OPS_HOST === '0.0.0.0', `${name}: OPS_HOST=0.0.0.0`, e.OPS_HOST);

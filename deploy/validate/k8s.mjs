@@ -100,7 +100,7 @@ r.ok(schemaOk === objects.length, `${schemaOk}/${objects.length} objects valid a
 
 // ------------------------------------------------------------------------------------------
 // 3. Project rules
-const APPS = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher'];
+const APPS = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher', 'console'];
 const HPA_APPS = ['gateway', 'chat', 'knowledge', 'webhook-dispatcher'];
 // Each app that owns a schema connects as its own PostgreSQL role, its URL in a Secret of its own.
 const DB_APPS = APPS.filter((a) => a !== 'mcp');
@@ -124,7 +124,7 @@ r.ok(of('Secret').length === 0, 'no Secret in the manifests (support-agent-secre
 const configMaps = of('ConfigMap').map((c) => c.metadata.name);
 r.ok(configMaps.some((n) => n.startsWith('support-agent-config')), 'ConfigMap support-agent-config is generated', configMaps.join(','));
 const cm = of('ConfigMap').find((c) => c.metadata.name.startsWith('support-agent-config'));
-for (const k of ['NATS_URL', 'GATEWAY_HOST', 'GATEWAY_PORT', 'MCP_HOST', 'MCP_PORT']) r.ok(cm?.data?.[k] !== undefined, `ConfigMap sets ${k}`);
+for (const k of ['NATS_URL', 'GATEWAY_HOST', 'GATEWAY_PORT', 'MCP_HOST', 'MCP_PORT', 'CONSOLE_HOST', 'CONSOLE_PORT']) r.ok(cm?.data?.[k] !== undefined, `ConfigMap sets ${k}`);
 r.ok(cm?.data?.OPS_HOST === '0.0.0.0', 'ConfigMap sets OPS_HOST=0.0.0.0 (the kubelet and Prometheus reach the ops endpoint)', cm?.data?.OPS_HOST);
 r.ok(cm?.data?.OPS_PORT === String(OPS_PORT), `ConfigMap sets OPS_PORT=${OPS_PORT}`, cm?.data?.OPS_PORT);
 const READY_CHECK_TIMEOUT_MS = Number(cm?.data?.READY_CHECK_TIMEOUT_MS ?? 1500);
@@ -194,7 +194,7 @@ for (const d of deployments) {
   r.ok(JSON.stringify(c.lifecycle?.preStop?.exec?.command) === JSON.stringify(['sleep', '5']), `${id}: preStop sleep 5`);
   const ann = pod.metadata.annotations ?? {};
   r.ok(ann['prometheus.io/scrape'] === 'true' && ann['prometheus.io/port'] === String(OPS_PORT) && ann['prometheus.io/path'] === '/metrics', `${id}: pod annotations prometheus.io/scrape=true, port=${OPS_PORT}, path=/metrics`, JSON.stringify(ann));
-  const http = { gateway: 3000, mcp: 3001 }[app];
+  const http = { gateway: 3000, mcp: 3001, console: 3002 }[app];
   if (http) r.ok((c.ports ?? []).some((p) => p.name === 'http' && p.containerPort === http), `${id}: container port http = ${http}`);
   else r.ok((c.ports ?? []).every((p) => p.name === 'metrics'), `${id}: no port but metrics (NATS-only service)`, (c.ports ?? []).map((p) => p.name).join(','));
   if (app === 'knowledge') {
@@ -221,7 +221,7 @@ if (job) {
 
 // Services and Ingress
 const services = of('Service');
-r.ok(JSON.stringify(services.map((s) => s.metadata.name).sort()) === JSON.stringify(['gateway', 'mcp']), 'Services: gateway and mcp only', services.map((s) => s.metadata.name).join(','));
+r.ok(JSON.stringify(services.map((s) => s.metadata.name).sort()) === JSON.stringify(['console', 'gateway', 'mcp']), 'Services: gateway, mcp and console only', services.map((s) => s.metadata.name).join(','));
 for (const s of services) {
   const d = named('Deployment', s.metadata.name);
   r.ok(d && matches({ matchLabels: s.spec.selector }, d.spec.template.metadata.labels), `Service/${s.metadata.name}: selects its Deployment's pods`);
@@ -236,7 +236,8 @@ const paths = ingresses.flatMap((i) => i.spec.rules.flatMap((rule) => rule.http.
 const route = (p) => paths.find((x) => x.path === p);
 r.ok(route('/v1')?.backend.service.name === 'gateway', 'Ingress routes /v1 to gateway');
 r.ok(route('/mcp')?.backend.service.name === 'mcp', 'Ingress routes /mcp to mcp');
-r.ok(paths.length === 2, 'Ingress exposes only /v1 and /mcp', paths.map((p) => p.path).join(','));
+r.ok(route('/')?.backend.service.name === 'console', 'Ingress routes / (the console and its /api) to console');
+r.ok(paths.length === 3, 'Ingress exposes only /v1, /mcp and / (console)', paths.map((p) => p.path).join(','));
 for (const p of paths) {
   const svc = named('Service', p.backend.service.name);
   r.ok(svc?.spec.ports.some((sp) => sp.name === p.backend.service.port.name || sp.port === p.backend.service.port.number), `Ingress ${p.path}: backend port exists on Service/${p.backend.service.name}`);
@@ -266,7 +267,7 @@ const podsOf = (np) => [...deployments.map((d) => [d.metadata.name, d.spec.templ
 const allPods = [...APPS, 'migrate'];
 const deny = policies.find((p) => podsOf(p).length === allPods.length && (p.spec.policyTypes ?? []).includes('Ingress') && p.spec.policyTypes.includes('Egress') && !p.spec.ingress?.length && !p.spec.egress?.length);
 r.ok(deny, 'a default-deny policy (ingress and egress) selects every pod');
-// Ingress: application traffic to gateway (3000) and mcp (3001) only; besides that, only the
+// Ingress: application traffic to gateway (3000), mcp (3001) and console (3002) only; besides that, only the
 // ops port of every pod from the monitoring namespace (Prometheus).
 const metricsRule = (rule) =>
   (rule.ports ?? []).length > 0 &&
@@ -275,8 +276,8 @@ const metricsRule = (rule) =>
   rule.from.every((f) => !f.ipBlock && f.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'] === MONITORING_NS && !(f.namespaceSelector.matchExpressions ?? []).length);
 const ingressRules = (pod) => policies.filter((p) => podsOf(p).includes(pod)).flatMap((p) => p.spec.ingress ?? []);
 const appIngressTo = new Set(policies.filter((p) => (p.spec.ingress ?? []).some((rule) => !metricsRule(rule))).flatMap(podsOf));
-r.ok(JSON.stringify([...appIngressTo].sort()) === JSON.stringify(['gateway', 'mcp']), 'only gateway and mcp accept application ingress (every other rule: ops port from the monitoring namespace)', [...appIngressTo].join(','));
-for (const [pod, port] of [['gateway', 3000], ['mcp', 3001]]) {
+r.ok(JSON.stringify([...appIngressTo].sort()) === JSON.stringify(['console', 'gateway', 'mcp']), 'only gateway, mcp and console accept application ingress (every other rule: ops port from the monitoring namespace)', [...appIngressTo].join(','));
+for (const [pod, port] of [['gateway', 3000], ['mcp', 3001], ['console', 3002]]) {
   const app = ingressRules(pod).filter((rule) => !metricsRule(rule));
   r.ok(app.length > 0 && app.every((rule) => (rule.ports ?? []).length && rule.ports.every((p) => p.port === port && p.endPort === undefined)), `${pod}: application ingress on port ${port} only`);
 }

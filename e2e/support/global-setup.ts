@@ -8,7 +8,7 @@ import type { E2eState } from './state';
 
 /**
  * Starts the real system once for the e2e run: a private NATS (JetStream), a fresh database
- * migrated by the real migrate command, Redis when reachable, and the eight compiled apps, each
+ * migrated by the real migrate command, Redis when reachable, and the nine compiled apps, each
  * connected as its own role (DATABASE_URL is the base URL, as for npm start).
  */
 export default async function globalSetup(): Promise<void> {
@@ -35,6 +35,7 @@ export default async function globalSetup(): Promise<void> {
   const sitePort = await freePort();
   // The webhook tests' local receiver listens here (loopback, allowlisted like the site).
   const receiverPort = await freePort();
+  const consolePort = String(await freePort());
   const env: Record<string, string> = {
     OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
     OUTBOUND_ALLOWED_PORTS: `80,443,${sitePort},${receiverPort}`,
@@ -44,6 +45,8 @@ export default async function globalSetup(): Promise<void> {
     NATS_URL: nats.url,
     GATEWAY_PORT: String(await freePort()),
     MCP_PORT: String(await freePort()),
+    CONSOLE_PORT: consolePort,
+    CONSOLE_PUBLIC_URL: `http://127.0.0.1:${consolePort}`,
     LOG_LEVEL: 'info',
     LOG_PRETTY: 'false',
     NODE_ENV: 'test',
@@ -71,6 +74,7 @@ export default async function globalSetup(): Promise<void> {
     gatewayUrl: system.gatewayUrl,
     opsUrls: Object.fromEntries(APPS.map((app) => [app, system.opsUrl(app)])),
     mcpUrl: system.mcpUrl,
+    consoleUrl: system.consoleUrl,
     databaseUrl: dbUrl,
     natsUrl: nats.url,
     redisUrl: useRedis ? redisUrl : null,

@@ -5,6 +5,8 @@ export interface E2eState {
   gatewayUrl: string;
   /** The MCP endpoint (Streamable HTTP), http://127.0.0.1:<MCP_PORT>/mcp. */
   mcpUrl: string;
+  /** The owner console, http://127.0.0.1:<CONSOLE_PORT> (its API under /api). */
+  consoleUrl: string;
   /** Each app's ops endpoint (/healthz, /readyz, /metrics), by app name. */
   opsUrls: Record<string, string>;
   databaseUrl: string;

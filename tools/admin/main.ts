@@ -6,7 +6,8 @@ import { DomainError } from '@sa/errors';
 import { createLogger } from '@sa/logging';
 import { AdminInputError, IdentityAdmin, WorkspaceChanges, WorkspaceEntity } from '@sa/identity';
 import { WebhookAdmin, WebhookInputError } from '@sa/webhook-registry';
-import { AdminConnections, adminTargets, botDirectory, listMail, webhookDirectory } from './operator';
+import { AdminConnections, adminTargets, botDirectory, listMail, requireWorkspace, webhookDirectory } from './operator';
+import { auditCli, cliPeopleAdmin, cliUser, createUser, parseRole, readPasswordFromStdin, tokenWorkspace, webhookWorkspace } from './people-commands';
 import { ParsedArgs, UsageError, parseArgs, rejectLeftovers, requireString, takeBool, takeInt, takeList, takeString } from './args';
 import {
   DEFAULT_DELIVERIES_LIMIT,
@@ -25,11 +26,14 @@ const USAGE = `Usage: npm run -s admin -- <command> [options]   (JSON on stdout)
                    [--messages-per-month N] [--pages-per-bot N] [--bot-slots N] [--status active|past_due|canceled]
   workspace update --id ID [the same options] [--no-enterprise-api] [--no-enterprise-webhooks]
   workspace show   --id ID
+  user create      --workspace ID --email E --role owner|admin|member --password-stdin [--name N]
+                   (the person is created, or found by e-mail and given this password; prints its id)
   token create     --workspace ID --scopes a,b|all [--bots id,id] [--expires-in SECONDS] [--name N]
   token revoke     --id ID
   token list       --workspace ID
   mail list        --workspace ID     (visitor e-mails of bookings, kept when no SMTP is configured)
-  webhook create   --workspace ID --url URL --events a,b|all [--bot ID]   (the signing secret is shown only here)
+  webhook create   --workspace ID --url URL --events a,b|all [--bot ID] [--name NAME (default: the endpoint's host)]
+                   (the signing secret is shown only here)
                    events: ${WEBHOOK_EVENT_TYPES.join(', ')}
   webhook list     --workspace ID     (each with its last delivery)
   webhook delete   --id ID [--workspace ID]
@@ -38,15 +42,17 @@ const USAGE = `Usage: npm run -s admin -- <command> [options]   (JSON on stdout)
 
 Environment: each service's data is reached as its owner reaches it: workspaces and tokens as
 the gateway (GATEWAY_DATABASE_URL), webhooks as the webhook-dispatcher
-(WEBHOOK_DISPATCHER_DATABASE_URL); unset, DATABASE_URL (default ${DEFAULT_DATABASE_URL}) with the
-app's role (sa_gateway, sa_webhook_dispatcher) as the user. NATS_URL (default ${DEFAULT_NATS_URL})
+(WEBHOOK_DISPATCHER_DATABASE_URL), people and the audit log as the console (CONSOLE_DATABASE_URL);
+unset, DATABASE_URL (default ${DEFAULT_DATABASE_URL}) with the app's role (sa_gateway,
+sa_webhook_dispatcher, sa_console) as the user. Every change is written to the console's audit log
+as made by cli:<operating-system user>. NATS_URL (default ${DEFAULT_NATS_URL})
 for what running services answer: bot ids (token create --bots, webhook create --bot) and mail list.
 For webhook commands also WEBHOOK_SECRET_KEY (32 bytes, 64 hex characters or base64: signing secrets are stored encrypted with it;
 required with NODE_ENV=production, else the key in WEBHOOK_SECRET_KEY_FILE, .data/webhook-secret-key,
 the one npm start uses),
 WEBHOOK_MAX_PER_WORKSPACE (default 20), OUTBOUND_ALLOWED_PORTS and OUTBOUND_ALLOW_CIDRS.`;
 
-const BOOLEAN_FLAGS = new Set(['enterprise-api', 'enterprise-webhooks', 'help']);
+const BOOLEAN_FLAGS = new Set(['enterprise-api', 'enterprise-webhooks', 'help', 'password-stdin']);
 
 function tierSlots(args: ParsedArgs): Partial<TierSlots> | undefined {
   const list = takeList(args, 'tier-slots');
@@ -110,6 +116,14 @@ async function run(argv: string[]): Promise<unknown> {
   const connections = new AdminConnections(adminTargets(), logger);
   const identity = async () => new IdentityAdmin(await connections.identity(), botDirectory(connections));
   const webhooks = async () => new WebhookAdmin(await connections.webhooks(), webhookOptions ?? webhookAdminOptions(), webhookDirectory(connections));
+  // The audit row of a change, after it was made (the change stands if the row cannot be written: said on stderr).
+  const audit = async (workspaceId: string | null, action: string, targetKind: string, targetId: string | null, details: Record<string, unknown> = {}) => {
+    try {
+      await auditCli(await connections.people(), { workspaceId, action, targetKind, targetId, details });
+    } catch (err) {
+      process.stderr.write(`warning: done, but the audit log entry was not written: ${(err as Error).message}\n`);
+    }
+  };
   try {
     switch (command) {
       case 'workspace create': {
@@ -117,13 +131,18 @@ async function run(argv: string[]): Promise<unknown> {
         if (!changes.name) throw new UsageError('--name is required');
         if (!changes.plan) throw new UsageError('--plan is required');
         rejectLeftovers(args);
-        return workspaceJson(await (await identity()).createWorkspace({ ...changes, name: changes.name, plan: changes.plan }));
+        const created = await (await identity()).createWorkspace({ ...changes, name: changes.name, plan: changes.plan });
+        await audit(created.id, 'workspace.created', 'workspace', created.id, { name: created.name, plan: created.plan });
+        return workspaceJson(created);
       }
       case 'workspace update': {
         const id = requireString(args, 'id');
         const changes = workspaceChanges(args);
         rejectLeftovers(args);
-        return workspaceJson(await (await identity()).updateWorkspace(id, changes));
+        const updated = await (await identity()).updateWorkspace(id, changes);
+        const changed = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined).map(([k, v]) => [k, v instanceof Date ? v.toISOString() : v]));
+        await audit(updated.id, 'workspace.updated', 'workspace', updated.id, changed);
+        return workspaceJson(updated);
       }
       case 'workspace show': {
         const id = requireString(args, 'id');
@@ -131,6 +150,17 @@ async function run(argv: string[]): Promise<unknown> {
         const w = await (await identity()).getWorkspace(id);
         if (!w) throw new AdminInputError(`no workspace with id ${id}`);
         return workspaceJson(w);
+      }
+      case 'user create': {
+        const workspaceId = requireString(args, 'workspace');
+        const email = requireString(args, 'email');
+        const role = parseRole(requireString(args, 'role'));
+        const displayName = takeString(args, 'name');
+        if (!takeBool(args, 'password-stdin')) throw new UsageError('--password-stdin is required: the password is read from standard input, never from the command line');
+        rejectLeftovers(args);
+        await requireWorkspace(connections, workspaceId);
+        const password = await readPasswordFromStdin();
+        return await createUser(cliPeopleAdmin(await connections.people()), { workspaceId, email, role, password, displayName }, cliUser());
       }
       case 'token create': {
         const workspaceId = requireString(args, 'workspace');
@@ -144,13 +174,16 @@ async function run(argv: string[]): Promise<unknown> {
         };
         rejectLeftovers(args);
         const created = await (await identity()).createToken(input);
+        await audit(workspaceId, 'token.created', 'token', created.summary.id, { name: created.summary.name, scopes: created.summary.scopes, bot_ids: created.summary.bot_ids, expires_at: created.summary.expires_at });
         const { id, ...summary } = created.summary;
         return { id, token: created.token, ...summary };
       }
       case 'token revoke': {
         const id = requireString(args, 'id');
         rejectLeftovers(args);
-        return await (await identity()).revokeToken(id);
+        const revoked = await (await identity()).revokeToken(id);
+        await audit(await tokenWorkspace(await connections.identity(), id), 'token.revoked', 'token', revoked.id, { name: revoked.name });
+        return revoked;
       }
       case 'mail list': {
         const workspaceId = requireString(args, 'workspace');
@@ -168,9 +201,12 @@ async function run(argv: string[]): Promise<unknown> {
           url: requireString(args, 'url'),
           events: requireString(args, 'events').split(','),
           botId: takeString(args, 'bot') ?? null,
+          name: takeString(args, 'name') ?? null,
         };
         rejectLeftovers(args);
-        return await (await webhooks()).create(input);
+        const created = await (await webhooks()).create(input);
+        await audit(input.workspaceId, 'webhook.created', 'webhook', created.id, { url: created.url, events: created.events, bot_id: created.bot_id });
+        return created;
       }
       case 'webhook list': {
         const workspaceId = requireString(args, 'workspace');
@@ -181,7 +217,10 @@ async function run(argv: string[]): Promise<unknown> {
         const id = requireString(args, 'id');
         const workspaceId = takeString(args, 'workspace');
         rejectLeftovers(args);
-        return await (await webhooks()).delete(id, workspaceId);
+        const owner = await webhookWorkspace(await connections.webhooks(), 'webhook', id).catch(() => null);
+        const deleted = await (await webhooks()).delete(id, workspaceId);
+        await audit(owner ?? workspaceId ?? null, 'webhook.deleted', 'webhook', id);
+        return deleted;
       }
       case 'webhook deliveries': {
         const webhookId = requireString(args, 'webhook');
@@ -196,7 +235,10 @@ async function run(argv: string[]): Promise<unknown> {
         const id = requireString(args, 'delivery');
         const waitSeconds = takeInt(args, 'wait') ?? DEFAULT_REDELIVER_WAIT_SECONDS;
         rejectLeftovers(args);
-        return await redeliverAndWait(await webhooks(), id, waitSeconds * 1000);
+        const owner = await webhookWorkspace(await connections.webhooks(), 'delivery', id).catch(() => null);
+        const result = await redeliverAndWait(await webhooks(), id, waitSeconds * 1000);
+        await audit(owner, 'delivery.redelivered', 'delivery', id);
+        return result;
       }
       default:
         throw new UsageError(`unknown command "${command}"`);

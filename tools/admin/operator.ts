@@ -14,7 +14,8 @@ type Env = Record<string, string | undefined>;
 /**
  * Where the admin CLI finds each service's data. It writes identity as the gateway
  * (GATEWAY_DATABASE_URL) and webhook registrations as the webhook-dispatcher
- * (WEBHOOK_DISPATCHER_DATABASE_URL), each else DATABASE_URL with that app's role; whatever belongs to another service it asks of that service
+ * (WEBHOOK_DISPATCHER_DATABASE_URL), people and the audit log as the console (CONSOLE_DATABASE_URL),
+ * each else DATABASE_URL with that app's role; whatever belongs to another service it asks of that service
  * over NATS (NATS_URL), as the services ask each other.
  */
 export function adminTargets(source: Env = process.env) {
@@ -22,6 +23,7 @@ export function adminTargets(source: Env = process.env) {
     // As the owners connect: <APP>_DATABASE_URL, else DATABASE_URL with the owner's role as user.
     identityDatabaseUrl: appDatabaseUrl('gateway', source),
     webhooksDatabaseUrl: appDatabaseUrl('webhook-dispatcher', source),
+    peopleDatabaseUrl: appDatabaseUrl('console', source),
     natsUrl: source['NATS_URL'] || DEFAULT_NATS_URL,
     rpcTimeoutMs: Number(source['RPC_TIMEOUT_MS']) > 0 ? Number(source['RPC_TIMEOUT_MS']) : 5000,
   };
@@ -54,6 +56,11 @@ export class AdminConnections {
   /** Schema `webhooks`, as the webhook dispatcher (its owner). */
   webhooks(): Promise<DataSource> {
     return this.dataSource(this.targets.webhooksDatabaseUrl);
+  }
+
+  /** Schema `people` (persons, memberships, the audit log), as the console (its owner). */
+  people(): Promise<DataSource> {
+    return this.dataSource(this.targets.peopleDatabaseUrl);
   }
 
   async rpc(): Promise<RpcClient> {

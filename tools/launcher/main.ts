@@ -5,7 +5,7 @@ import { runMigrations } from '../migrate/run-migrations';
 import { serviceRolesFromEnv } from '../migrate/service-roles';
 import { APPS, System } from './system';
 
-// `npm start`: migrate (and provision each app's role), start all eight apps, wait until ready, print the URLs; Ctrl-C stops all.
+// `npm start`: migrate (and provision each app's role), start all nine apps, wait until ready, print the URLs; Ctrl-C stops all.
 async function main(): Promise<void> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -13,6 +13,7 @@ async function main(): Promise<void> {
     NATS_URL: process.env['NATS_URL'] || DEFAULT_NATS_URL,
     GATEWAY_PORT: process.env['GATEWAY_PORT'] || '3000',
     MCP_PORT: process.env['MCP_PORT'] || '3001',
+    CONSOLE_PORT: process.env['CONSOLE_PORT'] || '3002',
     NODE_ENV: process.env['NODE_ENV'] || 'production',
   };
   if (process.stdout.isTTY && env['LOG_PRETTY'] === undefined) env['LOG_PRETTY'] = 'true';
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
   const ops = APPS.map((app) => `${app} ${system.opsPort(app)}`).join(', ');
   process.stdout.write(
     `\n  REST API base URL: ${system.baseUrl}\n  MCP server URL:    ${system.mcpUrl}\n  OpenAPI document:  ${system.baseUrl}/openapi.json\n` +
+      `  Console: ${system.consoleUrl}\n` +
       `  Ops endpoints:     http://127.0.0.1:<port>/healthz, /readyz, /metrics (${ops})\n\n  Press Ctrl-C to stop.\n\n`,
   );
 }

@@ -3,8 +3,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { appDatabaseEnv } from '@sa/config';
 
-/** The eight apps, each its own process (and in Kubernetes its own Deployment). */
-export const APPS = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher'] as const;
+/** The nine apps, each its own process (and in Kubernetes its own Deployment). */
+export const APPS = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher', 'console'] as const;
 export type AppName = (typeof APPS)[number];
 
 export interface SystemOptions {
@@ -23,7 +23,7 @@ export interface SystemOptions {
   onEvent?: (line: string) => void;
   /**
    * Port of each app's ops endpoint (/healthz, /readyz, /metrics). Default: a free port each when
-   * OPS_PORT=0, else OPS_PORT_BASE (or OPS_PORT, or 9464) + the app's index: one host, eight apps.
+   * OPS_PORT=0, else OPS_PORT_BASE (or OPS_PORT, or 9464) + the app's index: one host, nine apps.
    */
   opsPorts?: Partial<Record<AppName, number>>;
 }
@@ -51,6 +51,11 @@ export class System {
 
   get baseUrl(): string {
     return `${this.gatewayUrl}/v1`;
+  }
+
+  /** The owner console (web application and its API under /api). */
+  get consoleUrl(): string {
+    return `http://127.0.0.1:${this.opts.env['CONSOLE_PORT'] ?? '3002'}`;
   }
 
   get mcpUrl(): string {
@@ -124,17 +129,29 @@ export class System {
     await Promise.all([...this.running.keys()].map((app) => this.stopApp(app, 'SIGTERM', graceMs)));
   }
 
-  /** Polls the gateway's /readyz until every service answers, or fails after `timeoutMs`. */
+  /**
+   * Polls the gateway's /readyz until every service answers, then (when it runs) the console's
+   * readiness (its ops /readyz, or its API when the ops port is not known), or fails after `timeoutMs`.
+   */
   async waitReady(timeoutMs = 60000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
+    await this.poll(`${this.gatewayUrl}/readyz`, (status) => status === 200, deadline, timeoutMs);
+    if (this.running.has('console')) {
+      const port = this.opsPort('console');
+      if (port) await this.poll(`${this.opsUrl('console')}/readyz`, (status) => status === 200, deadline, timeoutMs);
+      else await this.poll(`${this.consoleUrl}/api/session`, (status) => status === 401, deadline, timeoutMs);
+    }
+  }
+
+  private async poll(url: string, ready: (status: number) => boolean, deadline: number, timeoutMs: number): Promise<void> {
     let last = '';
     while (Date.now() < deadline) {
       try {
-        const res = await fetch(`${this.gatewayUrl}/readyz`, { signal: AbortSignal.timeout(3000) });
-        if (res.status === 200) return;
-        last = await res.text();
+        const res = await fetch(url, { signal: AbortSignal.timeout(3000) });
+        if (ready(res.status)) return;
+        last = `${url}: ${res.status} ${await res.text()}`;
       } catch (err) {
-        last = (err as Error).message;
+        last = `${url}: ${(err as Error).message}`;
       }
       await new Promise((r) => setTimeout(r, 250));
     }

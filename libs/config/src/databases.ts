@@ -14,6 +14,7 @@ export const SCHEMA_OWNERS = {
   leads: 'leads',
   bookings: 'bookings',
   'webhook-dispatcher': 'webhooks',
+  console: 'people',
 } as const;
 
 export type SchemaOwner = keyof typeof SCHEMA_OWNERS;

@@ -24,12 +24,23 @@ export const ERROR_CODES = [
   'rate_limited',
   'service_unavailable',
   'internal_error',
+  // The owner console's API only (apps/console, docs/decisions.md "Issue 16").
+  'not_signed_in',
+  'invalid_credentials',
+  'invalid_token',
+  'csrf_failed',
+  'forbidden_role',
+  'last_owner',
+  'too_many_attempts',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** Codes only the visitor widget API (/widget/v1) sends; never sent under /v1. */
 export const WIDGET_ERROR_CODES: readonly ErrorCode[] = ['widget_budget_exhausted', 'session_forbidden'];
+
+/** Codes only the owner console's API (/api of apps/console) sends; never sent under /v1. */
+export const CONSOLE_ERROR_CODES: readonly ErrorCode[] = ['not_signed_in', 'invalid_credentials', 'invalid_token', 'csrf_failed', 'forbidden_role', 'last_owner', 'too_many_attempts'];
 
 /** `a`, `b` as the API documents list codes. */
 export const codeList = (codes: readonly string[]): string => codes.map((code) => `\`${code}\``).join(', ');
@@ -67,8 +78,8 @@ export class ErrorObjectBody {
   @Doc('Reason phrase of the status, for example `Conflict` (this implementation).') @IsOptional() @IsString() error?: string;
   @Doc(
     'Machine code. The spec names `api_locked`; the complete list is not shown. This implementation sends: ' +
-      `${codeList(ERROR_CODES.filter((code) => code !== 'validation_failed' && !WIDGET_ERROR_CODES.includes(code)))}; ` +
-      `the visitor widget API also ${codeList(WIDGET_ERROR_CODES)}.`,
+      `${codeList(ERROR_CODES.filter((code) => code !== 'validation_failed' && !WIDGET_ERROR_CODES.includes(code) && !CONSOLE_ERROR_CODES.includes(code)))}; ` +
+      `the visitor widget API also ${codeList(WIDGET_ERROR_CODES)}; the owner console's API also ${codeList(CONSOLE_ERROR_CODES)}.`,
   )
   @IsOptional()
   @IsString()

@@ -12,3 +12,4 @@ export * from './http-limits';
 export * from './http-policy';
 export * from './json-body';
 export * from './openapi';
+export * from './dto-pipe';

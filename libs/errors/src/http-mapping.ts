@@ -6,8 +6,11 @@ export function httpStatusOf(code: ErrorCode): number {
   switch (code) {
     case 'validation_failed':
     case 'bad_request':
+    case 'invalid_token':
       return 400;
     case 'unauthorized':
+    case 'not_signed_in':
+    case 'invalid_credentials':
       return 401;
     case 'api_locked':
     case 'plan_capacity_exhausted':
@@ -18,13 +21,17 @@ export function httpStatusOf(code: ErrorCode): number {
     case 'bot_access_denied':
     case 'tier_capacity_unavailable':
     case 'session_forbidden':
+    case 'csrf_failed':
+    case 'forbidden_role':
       return 403;
     case 'not_found':
       return 404;
     case 'bot_name_taken':
     case 'conflict':
+    case 'last_owner':
       return 409;
     case 'rate_limited':
+    case 'too_many_attempts':
       return 429;
     case 'service_unavailable':
       return 503;
@@ -66,7 +73,7 @@ export function toHttpError(err: DomainError): HttpError {
       body: { success: false, error: { name: 'ValidationError', message: err.message, issues: err.details['issues'] ?? [] } },
     };
   }
-  if (err.code === 'rate_limited') headers['retry-after'] = String(err.details['retry_after']);
+  if (err.code === 'rate_limited' || err.code === 'too_many_attempts') headers['retry-after'] = String(err.details['retry_after']);
   if (err.code === 'unauthorized') headers['www-authenticate'] = 'Bearer';
   return { status, headers, body: { error: REASONS[status] ?? 'Error', code: err.code, message: err.message, ...err.details } };
 }

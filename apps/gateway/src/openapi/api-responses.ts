@@ -1,6 +1,6 @@
 import { Type, applyDecorators } from '@nestjs/common';
 import { ApiExtraModels, ApiResponse, ApiResponseOptions } from '@nestjs/swagger';
-import { ERROR_CODES, ErrorObjectBody, WIDGET_ERROR_CODES, codeList } from '@sa/contracts';
+import { CONSOLE_ERROR_CODES, ERROR_CODES, ErrorObjectBody, WIDGET_ERROR_CODES, codeList } from '@sa/contracts';
 import { contractSchemaName } from '@sa/edge';
 import { httpStatusOf } from '@sa/errors';
 
@@ -11,7 +11,8 @@ import { httpStatusOf } from '@sa/errors';
  */
 
 /** The error codes the REST API sends with `status` (libs/errors' mapping), widget-only codes left out. */
-export const codesFor = (status: number): string => codeList(ERROR_CODES.filter((c) => httpStatusOf(c) === status && !WIDGET_ERROR_CODES.includes(c)));
+export const codesFor = (status: number): string =>
+  codeList(ERROR_CODES.filter((c) => httpStatusOf(c) === status && !WIDGET_ERROR_CODES.includes(c) && !CONSOLE_ERROR_CODES.includes(c)));
 /** The codes only the widget API sends with `status`. */
 export const widgetCodesFor = (status: number): string => codeList(WIDGET_ERROR_CODES.filter((c) => httpStatusOf(c) === status));
 

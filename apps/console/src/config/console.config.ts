@@ -1,0 +1,71 @@
+import * as path from 'node:path';
+import { commonConfig, env, parseConfig } from '@sa/config';
+import { edgeConfig } from '@sa/edge';
+
+/** An http(s) URL without a path, query or fragment: the origin people open the console at. */
+function publicUrl(name: string) {
+  return (src: Record<string, string | undefined>, problems: string[]): string | undefined => {
+    const raw = src[name];
+    if (raw === undefined || raw === '') return undefined;
+    try {
+      const url = new URL(raw);
+      if ((url.protocol === 'http:' || url.protocol === 'https:') && (url.pathname === '/' || url.pathname === '') && !url.search && !url.hash) return url.origin;
+    } catch {
+      // reported below
+    }
+    problems.push(`${name}: "${raw}" is not an origin such as https://console.example.com (scheme, host and port; no path)`);
+    return undefined;
+  };
+}
+
+/** Extra exact origins allowed to write (a development server in front of the console). */
+function originList(name: string) {
+  return (src: Record<string, string | undefined>, problems: string[]): string[] => {
+    const list = (src[name] ?? '').split(',').map((o) => o.trim()).filter(Boolean);
+    for (const origin of list) {
+      let ok = false;
+      try {
+        const url = new URL(origin);
+        ok = (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === origin.toLowerCase();
+      } catch {
+        ok = false;
+      }
+      if (!ok) problems.push(`${name}: "${origin}" is not an origin such as https://console.example.com`);
+    }
+    return list.map((o) => o.toLowerCase());
+  };
+}
+
+const { corsAllowedOrigins: _cors, anonymousRateLimitRequests: _a, anonymousRateLimitWindowSeconds: _w, rateLimitRequests: _r, rateLimitWindowSeconds: _rw, ...edgeHttp } = edgeConfig;
+
+export const loadConsoleConfig = (source: Record<string, string | undefined> = process.env) => {
+  const parsed = parseConfig(
+    {
+      ...commonConfig,
+      // HTTP hardening, Redis, plan limits (the workspace page) as the public edges read them.
+      ...edgeHttp,
+      port: env.int('CONSOLE_PORT', 3002, { min: 0, max: 65535 }),
+      host: env.str('CONSOLE_HOST', '127.0.0.1'),
+      /** Where people open the console: its origin is the only one allowed to write; https makes the cookie Secure; e-mail links start with it. */
+      publicUrl: publicUrl('CONSOLE_PUBLIC_URL'),
+      extraOrigins: originList('CONSOLE_EXTRA_ORIGINS'),
+      /** The built web application (Vite output). */
+      webDir: env.str('CONSOLE_WEB_DIR', path.resolve(__dirname, '..', '..', 'web')),
+      sessionIdleSeconds: env.int('CONSOLE_SESSION_IDLE_SECONDS', 1800, { min: 60, max: 30 * 86400 }),
+      sessionAbsoluteSeconds: env.int('CONSOLE_SESSION_ABSOLUTE_SECONDS', 12 * 3600, { min: 300, max: 90 * 86400 }),
+      invitationTtlSeconds: env.int('CONSOLE_INVITATION_TTL_SECONDS', 7 * 86400, { min: 300, max: 90 * 86400 }),
+      passwordResetTtlSeconds: env.int('CONSOLE_PASSWORD_RESET_TTL_SECONDS', 3600, { min: 300, max: 7 * 86400 }),
+      /** Failed sign-ins allowed per account, and per client address, within the window. */
+      signInMaxFailuresPerAccount: env.int('CONSOLE_SIGNIN_MAX_FAILURES_PER_ACCOUNT', 5, { min: 1 }),
+      signInMaxFailuresPerAddress: env.int('CONSOLE_SIGNIN_MAX_FAILURES_PER_ADDRESS', 20, { min: 1 }),
+      signInFailureWindowSeconds: env.int('CONSOLE_SIGNIN_FAILURE_WINDOW_SECONDS', 900, { min: 1, max: 86400 }),
+      throttlePrefix: env.str('CONSOLE_THROTTLE_PREFIX', 'sa:console:'),
+    },
+    source,
+  );
+  return { ...parsed, publicUrl: parsed.publicUrl ?? `http://${parsed.host === '0.0.0.0' || parsed.host === '::' ? '127.0.0.1' : parsed.host}:${parsed.port}` };
+};
+
+export type ConsoleConfig = ReturnType<typeof loadConsoleConfig>;
+export const CONSOLE_CONFIG = Symbol('CONSOLE_CONFIG');
+export const CONSOLE_LOGGER = Symbol('CONSOLE_LOGGER');

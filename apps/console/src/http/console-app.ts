@@ -1,0 +1,64 @@
+import type { DynamicModule } from '@nestjs/common';
+import type { FastifyInstance } from 'fastify';
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
+import fastifyCookie from '@fastify/cookie';
+import type { Logger } from 'pino';
+import { clientErrorHandler, configureFastify, edgeServerOptions, frameworkErrors, installHttpPolicy, jsonNestingExceeds, limitConnectionsPerAddress, requestIdOf } from '@sa/edge';
+import { BadRequest } from '@sa/errors';
+import { PinoNestLogger } from '@sa/logging';
+import type { ConsoleConfig } from '../config/console.config';
+import { SECURITY_HEADERS, isApiPath } from './security-headers';
+import { serveWebApp } from './web-app';
+
+/**
+ * The console's HTTP server: Fastify with the public edges' hardening (timeouts, connections per
+ * address, JSON bodies only, X-Request-Id, access log and metrics, spec-shaped refusals), the
+ * security headers on every response, no-store on the API, the session cookie parser, and the
+ * web application with its client-side routes.
+ */
+export async function createConsoleApp(module: DynamicModule, config: ConsoleConfig, logger: Logger): Promise<NestFastifyApplication> {
+  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
+  const adapter = new FastifyAdapter({
+    ...edgeServerOptions(config),
+    bodyLimit: config.bodyLimitBytes,
+    clientErrorHandler,
+    frameworkErrors,
+    trustProxy: config.trustProxy,
+    genReqId: (req: { headers: Record<string, string | string[] | undefined> }) => requestIdOf(req),
+    routerOptions: { maxParamLength: 1024, ignoreTrailingSlash: true },
+    return503OnClosing: false,
+  });
+  const fastify = adapter.getInstance();
+  limitConnectionsPerAddress(fastify.server, config.httpMaxConnectionsPerAddress);
+  configureFastify(fastify, logger);
+  fastify.addHook('onRequest', async (req, reply) => {
+    void reply.headers(SECURITY_HEADERS);
+    if (isApiPath(req.url.split('?')[0])) void reply.header('cache-control', 'no-store');
+  });
+  // nosniff and no-store on everything (web files set their own caching), OPTIONS with Allow; no CORS.
+  installHttpPolicy(fastify, { corsAllowedOrigins: [], corsPaths: [], corsAllowHeaders: [] });
+  acceptConsoleJson(fastify, config.jsonMaxDepth);
+  await fastify.register(fastifyCookie);
+  const app = await NestFactory.create<NestFastifyApplication>(module, adapter, { logger: new PinoNestLogger(logger), bodyParser: false });
+  await serveWebApp(fastify, config.webDir);
+  return app;
+}
+
+/**
+ * As the public edges (acceptJsonBodiesOnly): `application/json` only, so no page can post a form
+ * or text/plain cross-site without a preflight; too deep nesting refused before parsing. Unlike
+ * them an empty body is `{}` (sign out, sign out everywhere, actions without input).
+ */
+function acceptConsoleJson(fastify: FastifyInstance, maxDepth: number): void {
+  fastify.removeAllContentTypeParsers();
+  const parse = fastify.getDefaultJsonParser('error', 'error');
+  fastify.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body: string, done) => {
+    if (body.trim() === '') return done(null, {});
+    if (jsonNestingExceeds(body, maxDepth)) {
+      done(new BadRequest(`The JSON body is nested too deeply (at most ${maxDepth} levels of objects and arrays)`), undefined);
+      return;
+    }
+    parse(req, body, done);
+  });
+}

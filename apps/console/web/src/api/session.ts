@@ -1,0 +1,60 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, isUnauthenticated, setCsrfToken, unwrap } from './client';
+import { keys } from './keys';
+import type { Session } from './types';
+
+/** The signed-in person, their workspaces and the CSRF token; null when nobody is signed in. */
+async function fetchSession(): Promise<Session | null> {
+  try {
+    const session = await unwrap(api.GET('/api/session'));
+    setCsrfToken(session.csrf_token);
+    return session;
+  } catch (err) {
+    if (isUnauthenticated(err)) {
+      setCsrfToken(null);
+      return null;
+    }
+    throw err;
+  }
+}
+
+export function useSession() {
+  return useQuery({ queryKey: keys.session, queryFn: fetchSession, staleTime: 60_000 });
+}
+
+/** Stores a session just received (sign-in, accepted invitation) and forgets the previous person's data. */
+export function useStoreSession() {
+  const queryClient = useQueryClient();
+  return (session: Session) => {
+    queryClient.removeQueries({ queryKey: ['workspace'] });
+    setCsrfToken(session.csrf_token);
+    queryClient.setQueryData(keys.session, session);
+  };
+}
+
+export function useSignIn() {
+  const store = useStoreSession();
+  return useMutation({
+    mutationFn: (body: { email: string; password: string }) => unwrap(api.POST('/api/session', { body })),
+    onSuccess: store,
+  });
+}
+
+function useForget() {
+  const queryClient = useQueryClient();
+  return () => {
+    setCsrfToken(null);
+    queryClient.removeQueries({ queryKey: ['workspace'] });
+    queryClient.setQueryData(keys.session, null);
+  };
+}
+
+export function useSignOut() {
+  const forget = useForget();
+  return useMutation({ mutationFn: () => unwrap(api.DELETE('/api/session')), onSuccess: forget });
+}
+
+export function useSignOutEverywhere() {
+  const forget = useForget();
+  return useMutation({ mutationFn: () => unwrap(api.POST('/api/session/sign-out-everywhere')), onSuccess: forget });
+}
