@@ -6,6 +6,8 @@ import { e2eState } from './state';
 
 export interface SpawnedApp {
   process: ChildProcess;
+  /** Where its output goes (tmp/e2e-logs/spawned-<app>-<n>.log), when it is kept. */
+  logFile: string | null;
   exited: Promise<number | null>;
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
@@ -17,10 +19,11 @@ export interface SpawnedApp {
  */
 let spawned = 0;
 
-export function spawnApp(app: string, env: Record<string, string> = {}): SpawnedApp {
+export function spawnApp(app: string, env: Record<string, string> = {}, opts: { log?: boolean } = {}): SpawnedApp {
   const s = e2eState();
-  // Their output goes nowhere, or to tmp/e2e-logs/spawned-<app>-<n>.log with E2E_APP_LOGS=1 (debugging).
-  const logFd = process.env['E2E_APP_LOGS'] ? fs.openSync(path.join(s.logDir, `spawned-${app}-${++spawned}.log`), 'a') : null;
+  // Their output goes nowhere, or to tmp/e2e-logs/spawned-<app>-<n>.log with E2E_APP_LOGS=1 (debugging) or when asked.
+  const logFile = process.env['E2E_APP_LOGS'] || opts.log ? path.join(s.logDir, `spawned-${app}-${++spawned}.log`) : null;
+  const logFd = logFile === null ? null : fs.openSync(logFile, 'a');
   const base = { PATH: process.env['PATH'], ...s.env, ...env };
   const child = spawn(process.execPath, [path.join(s.root, 'dist', 'apps', app, 'src', 'main.js')], {
     env: { ...base, ...appDatabaseEnv(app, base) },
@@ -30,6 +33,7 @@ export function spawnApp(app: string, env: Record<string, string> = {}): Spawned
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     process: child,
+    logFile,
     exited,
     kill: async (signal: NodeJS.Signals = 'SIGTERM') => {
       if (child.exitCode !== null || child.signalCode !== null) return;

@@ -69,7 +69,10 @@ export function useBrowser(options: BrowserContextOptions = {}): BrowserHandle {
 
   const watch = (ctx: BrowserContext) => {
     ctx.on('console', (msg) => {
-      if (msg.type() === 'error' && /Content Security Policy/i.test(msg.text()) && !injecting.has(msg.page() as Page)) csp.push(msg.text());
+      if (msg.type() === 'error' && /Content Security Policy/i.test(msg.text()) && !injecting.has(msg.page() as Page)) {
+        const at = msg.location();
+        csp.push(`${msg.text()}${at.url ? ` (at ${at.url}:${at.lineNumber}:${at.columnNumber}, on ${msg.page()?.url()})` : ''}`);
+      }
     });
     return ctx;
   };
@@ -119,6 +122,8 @@ export interface AxeFinding {
   help: string;
   helpUrl: string;
   targets: string[];
+  /** Each node's HTML as axe saw it (shortened). */
+  html: string[];
   summaries: string[];
 }
 
@@ -146,6 +151,7 @@ export async function axeViolations(page: Page, context: string | null = null): 
     .then((r) => r.violations.map((v) => ({
       id: v.id, impact: v.impact, help: v.help, helpUrl: v.helpUrl,
       targets: v.nodes.map((n) => n.target.join(' ')),
+      html: v.nodes.map((n) => n.html.length > 160 ? n.html.slice(0, 157) + '...' : n.html),
       summaries: v.nodes.map((n) => (n.failureSummary || '').replace(/\\s+/g, ' ').trim()),
     })))`;
   return (await page.evaluate(script)) as AxeFinding[];
@@ -154,7 +160,9 @@ export async function axeViolations(page: Page, context: string | null = null): 
 /** Readable list of findings: one line per rule, its nodes indented. */
 export function formatAxe(findings: AxeFinding[]): string {
   return findings
-    .map((f) => [`- [${f.impact}] ${f.id}: ${f.help} (${f.helpUrl})`, ...f.targets.map((t, i) => `    at ${t}${f.summaries[i] ? ` — ${f.summaries[i]}` : ''}`)].join('\n'))
+    .map((f) =>
+      [`- [${f.impact}] ${f.id}: ${f.help} (${f.helpUrl})`, ...f.targets.map((t, i) => `    at ${t}: ${f.html[i] ?? ''}${f.summaries[i] ? `\n      ${f.summaries[i]}` : ''}`)].join('\n'),
+    )
     .join('\n');
 }
 

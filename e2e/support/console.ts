@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
 import { admin } from './admin';
 import { waitFor } from './apps';
 import { freePort } from './infra';
@@ -48,20 +49,23 @@ export async function startConsoleSystem(env: Record<string, string> = {}): Prom
     RATE_LIMIT_PREFIX: `sa:e2e:console:${suite}:rl:`,
     CONSOLE_THROTTLE_PREFIX: `sa:e2e:console:${suite}:signin:`,
     ...env,
-  });
+  }, { logs: true });
   const gatewayUrl = mini.baseUrl.replace(/\/v1$/, '');
   try {
     await waitFor(
       () => fetch(`${consoleUrl}/api/session`).then((r) => r.status).catch(() => 0),
       (st) => st === 401,
-      45000,
+      90000,
       200,
     );
   } catch (e) {
+    const app = mini.apps.get('console');
+    const tail = app?.logFile && fs.existsSync(app.logFile) ? fs.readFileSync(app.logFile, 'utf8').split('\n').slice(-30).join('\n') : '(no log)';
+    const exit = app && app.process.exitCode !== null ? ` (it exited with code ${app.process.exitCode})` : '';
     await mini.stop();
     await smtp.stop();
     await receiver.stop();
-    throw new Error(`the console did not answer on ${consoleUrl}: ${(e as Error).message}`);
+    throw new Error(`the console did not answer on ${consoleUrl}${exit}: ${(e as Error).message}\n${tail}`);
   }
   const natsUrl = mini.env['NATS_URL']!;
   return {

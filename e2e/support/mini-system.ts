@@ -19,7 +19,7 @@ export interface MiniSystem {
  * A second, isolated system for tests that kill or restart services: its own database (migrated
  * by the real migrate command), its own NATS, and only the apps the test asks for.
  */
-export async function startMiniSystem(apps: string[], env: Record<string, string> = {}, opts: { appDatabaseUrl?: (url: string) => string } = {}): Promise<MiniSystem & { nats: PrivateNats }> {
+export async function startMiniSystem(apps: string[], env: Record<string, string> = {}, opts: { appDatabaseUrl?: (url: string) => string; logs?: boolean } = {}): Promise<MiniSystem & { nats: PrivateNats }> {
   const s = e2eState();
   const name = `sa_e2e_mini_${randomBytes(4).toString('hex')}`;
   const url = databaseUrl(name);
@@ -30,7 +30,7 @@ export async function startMiniSystem(apps: string[], env: Record<string, string
   const baseEnv = { ...env, DATABASE_URL: opts.appDatabaseUrl ? opts.appDatabaseUrl(url) : url, NATS_URL: nats.url, GATEWAY_PORT: String(port) };
   const running = new Map<string, SpawnedApp>();
   const start = (app: string, extra: Record<string, string> = {}, key = app) => {
-    const spawned = spawnApp(app, { ...baseEnv, ...extra });
+    const spawned = spawnApp(app, { ...baseEnv, ...extra }, { log: opts.logs });
     running.set(key, spawned);
     return spawned;
   };
