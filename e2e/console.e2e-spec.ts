@@ -4,7 +4,8 @@ import type { Locator, Page } from 'playwright-core';
 import { verifyWebhook } from '@sa/webhooks';
 import { waitFor } from './support/apps';
 import { expectNoSeriousAxeViolations, screenshot, useBrowser } from './support/browser';
-import { ConsoleClient, ConsoleSystem, startConsoleSystem } from './support/console';
+import { ConsoleClient } from './support/console';
+import { ConsoleSystem, startConsoleSystem } from './support/console-system';
 import { linksIn } from './support/smtp-capture';
 
 /**
@@ -119,7 +120,7 @@ describe('console in a browser: sign-in, API tokens, webhooks, members, workspac
     const owner = new ConsoleClient(sys.consoleUrl);
     expect((await owner.signIn(OWNER.email, OWNER.password)).status).toBe(200);
     for (const p of ['tokens', 'webhooks', 'members', '']) {
-      await waitFor(() => owner.call('GET', `/api/workspaces/${ws.id}${p ? `/${p}` : ''}`), (r) => r.status === 200, 30000, 250);
+      await waitFor(() => owner.request('GET', `/api/workspaces/${ws.id}${p ? `/${p}` : ''}`), (r) => r.status === 200, 30000, 250);
     }
   }, 180000);
 
@@ -312,9 +313,9 @@ describe('console in a browser: sign-in, API tokens, webhooks, members, workspac
     // Nothing changed: the webhook still delivers with its original secret, and no token was made.
     const owner = new ConsoleClient(sys.consoleUrl);
     await owner.signIn(OWNER.email, OWNER.password);
-    const hooks = (await owner.call('GET', `/api/workspaces/${ws.id}/webhooks`)).body.data;
+    const hooks = (await owner.request('GET', `/api/workspaces/${ws.id}/webhooks`)).body.data;
     expect(hooks.map((h: any) => h.id)).toContain(webhook!.id);
-    const tokens = (await owner.call('GET', `/api/workspaces/${ws.id}/tokens`)).body.data;
+    const tokens = (await owner.request('GET', `/api/workspaces/${ws.id}/tokens`)).body.data;
     expect(tokens.map((t: any) => t.name)).not.toContain('member token');
   });
 
@@ -323,9 +324,9 @@ describe('console in a browser: sign-in, API tokens, webhooks, members, workspac
     await signIn(page, OWNER);
     const owner = new ConsoleClient(sys.consoleUrl);
     await owner.signIn(OWNER.email, OWNER.password);
-    const victim = (await owner.call('POST', `/api/workspaces/${ws.id}/tokens`, { name: 'Victim token', scopes: ['bots:read'] })).body;
+    const victim = (await owner.request('POST', `/api/workspaces/${ws.id}/tokens`, { name: 'Victim token', scopes: ['bots:read'] })).body;
     expect(victim.token).toMatch(TOKEN_SECRET);
-    const before = (await owner.call('GET', `/api/workspaces/${ws.id}/tokens`)).body.data.length;
+    const before = (await owner.request('GET', `/api/workspaces/${ws.id}/tokens`)).body.data.length;
 
     // The attacker's site: same host, another port (same site, another origin), so the SameSite=Lax
     // cookie does travel with the forged requests; the CSRF token and the Origin check must stop them.
@@ -401,21 +402,21 @@ describe('console in a browser: sign-in, API tokens, webhooks, members, workspac
     const path = `/api/workspaces/${ws.id}/tokens`;
     const body = { name: 'forged by curl', scopes: ['bots:read'] };
     for (const opts of [{ csrf: null }, { csrf: 'not-the-token' }, { origin: 'http://evil.example' }, { origin: evilOrigin }]) {
-      const r = await owner.call('POST', path, body, opts);
+      const r = await owner.request('POST', path, body, opts);
       expect([opts, r.status, r.body?.code]).toEqual([opts, 403, 'csrf_failed']);
     }
     const noOrigin = await fetch(url(path), { method: 'POST', headers: { cookie: owner.cookie!, 'x-csrf-token': owner.csrf!, 'content-type': 'application/json', 'sec-fetch-site': 'cross-site' }, body: JSON.stringify(body) });
     expect(noOrigin.status).toBe(403);
     // Sign-in itself is refused from another origin (login CSRF).
-    expect((await new ConsoleClient(sys.consoleUrl).call('POST', '/api/session', { email: OWNER.email, password: OWNER.password }, { origin: evilOrigin })).status).toBe(403);
+    expect((await new ConsoleClient(sys.consoleUrl).request('POST', '/api/session', { email: OWNER.email, password: OWNER.password }, { origin: evilOrigin })).status).toBe(403);
 
     // Nothing was written: the victim token still works, no forged token exists.
     expect((await api('GET', '/bots', victim.token)).status).toBe(200);
-    const after = (await owner.call('GET', `/api/workspaces/${ws.id}/tokens`)).body.data;
+    const after = (await owner.request('GET', `/api/workspaces/${ws.id}/tokens`)).body.data;
     expect(after.length).toBe(before);
     expect(after.map((t: any) => t.name).filter((n: string) => /forged/.test(n))).toEqual([]);
     // The control: the same call with the session's token and the console's origin succeeds.
-    expect((await owner.call('POST', `/api/workspaces/${ws.id}/tokens/${victim.id}/revoke`)).status).toBe(200);
+    expect((await owner.request('POST', `/api/workspaces/${ws.id}/tokens/${victim.id}/revoke`)).status).toBe(200);
   });
 
   it('members: an invitation e-mail, captured by the local SMTP server, carries a link that signs a new admin in', async () => {
@@ -465,7 +466,7 @@ describe('console in a browser: sign-in, API tokens, webhooks, members, workspac
     expect((await fetch(url(`/api/invitations/${encodeURIComponent(token)}`))).status).toBe(404);
     const owner = new ConsoleClient(sys.consoleUrl);
     await owner.signIn(OWNER.email, OWNER.password);
-    const members = (await owner.call('GET', `/api/workspaces/${ws.id}/members`)).body.data;
+    const members = (await owner.request('GET', `/api/workspaces/${ws.id}/members`)).body.data;
     expect(members.find((m: any) => m.email === INVITEE.email)).toEqual(expect.objectContaining({ role: 'admin' }));
   });
 
@@ -495,7 +496,7 @@ describe('console in a browser: sign-in, API tokens, webhooks, members, workspac
     expect((await new ConsoleClient(sys.consoleUrl).signIn(RESETTER.email, newPassword)).status).toBe(200);
     expect((await new ConsoleClient(sys.consoleUrl).signIn(RESETTER.email, RESETTER.password)).status).toBe(401);
     const token = decodeURIComponent(link!.split('#token=')[1]!);
-    const again = await new ConsoleClient(sys.consoleUrl).call('POST', '/api/password-resets/confirm', { token, password: 'yet another password here' });
+    const again = await new ConsoleClient(sys.consoleUrl).request('POST', '/api/password-resets/confirm', { token, password: 'yet another password here' });
     expect([again.status, again.body?.code]).toEqual([400, 'invalid_token']);
   });
 

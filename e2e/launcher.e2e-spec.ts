@@ -24,7 +24,7 @@ const alive = (pid: number) => {
   }
 };
 
-/** `npm start` as a newcomer runs it: migrates, starts the eight apps, and Ctrl-C stops them all. */
+/** `npm start` as a newcomer runs it: migrates, starts the nine apps, and Ctrl-C stops them all. */
 /** The admin CLI as the person who ran `npm start` runs it: their environment, no WEBHOOK_SECRET_KEY. */
 function adminCli<T = Record<string, any>>(root: string, args: string[], env: Record<string, string>): T {
   const out = execFileSync(process.execPath, [path.join(root, 'dist', 'tools', 'admin', 'main.js'), ...args], { env: { PATH: process.env['PATH'], ...env }, encoding: 'utf8' });
@@ -51,7 +51,7 @@ describe('the launcher (npm start)', () => {
   });
 
   it('starts every app, each connected as its own role, serves the API, encrypts webhook secrets with a local key it creates, and Ctrl-C (SIGINT to the process group) stops every app', async () => {
-    const [gatewayPort, mcpPort] = [await freePort(), await freePort()];
+    const [gatewayPort, mcpPort, consolePort] = [await freePort(), await freePort(), await freePort()];
     // No WEBHOOK_SECRET_KEY, as on a laptop; the key file goes to a folder of this test.
     const keyFile = path.join(keyDir, 'data', 'webhook-secret-key');
     const personEnv = {
@@ -63,7 +63,7 @@ describe('the launcher (npm start)', () => {
     const child = spawn(process.execPath, [path.join(s.root, 'tools', 'launcher', 'start.js')], {
       cwd: s.root,
       detached: true, // its own process group, as a terminal gives it
-      env: { PATH: process.env['PATH'], ...personEnv, NATS_URL: nats.url, GATEWAY_PORT: String(gatewayPort), MCP_PORT: String(mcpPort), LOG_LEVEL: 'warn' },
+      env: { PATH: process.env['PATH'], ...personEnv, NATS_URL: nats.url, GATEWAY_PORT: String(gatewayPort), MCP_PORT: String(mcpPort), CONSOLE_PORT: String(consolePort), LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -73,12 +73,14 @@ describe('the launcher (npm start)', () => {
     try {
       await waitFor(async () => out, (o) => o.includes('[launcher] ready'), 120000, 200);
       expect(out).toContain(`REST API base URL: http://127.0.0.1:${gatewayPort}/v1`);
+      expect(out).toContain(`Console: http://127.0.0.1:${consolePort}`);
+      expect((await fetch(`http://127.0.0.1:${consolePort}/api/session`)).status).toBe(401);
       expect((await fetch(`http://127.0.0.1:${gatewayPort}/readyz`)).status).toBe(200);
       const apps = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(child.pid)], { encoding: 'utf8' })
         .split('\n')
         .filter((l) => l.includes(`${path.sep}dist${path.sep}apps${path.sep}`))
         .map((l) => Number(l.trim().split(/\s+/)[0]));
-      expect(apps).toHaveLength(8);
+      expect(apps).toHaveLength(9);
       // Each app is connected as its own role (LISTEN connections stay open), none as the administrator.
       const roles = new Client({ connectionString: databaseUrl(dbName) });
       await roles.connect();

@@ -12,7 +12,7 @@ export interface CliResult {
  * Runs the real admin CLI (compiled) against the e2e database and NATS (bot ids and e-mails are
  * asked of the running services), with the system's outbound policy (webhook URLs).
  */
-export function runAdmin(args: string[], databaseUrl?: string, natsUrl?: string, input?: string): Promise<CliResult> {
+export function runAdmin(args: string[], databaseUrl?: string, natsUrl?: string, stdin?: string): Promise<CliResult> {
   const s = e2eState();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(s.root, 'dist', 'tools', 'admin', 'main.js'), ...args], {
@@ -23,8 +23,8 @@ export function runAdmin(args: string[], databaseUrl?: string, natsUrl?: string,
         NATS_URL: natsUrl ?? s.natsUrl,
       },
     });
-    // Standard input: the given text (e.g. for --password-stdin), else closed at once.
-    child.stdin.end(input ?? '');
+    if (stdin !== undefined) child.stdin.end(stdin);
+    else child.stdin.end();
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -38,4 +38,11 @@ export async function admin<T = Record<string, unknown>>(args: string[], databas
   const r = await runAdmin(args, databaseUrl, natsUrl, input);
   if (r.code !== 0) throw new Error(`admin ${args.join(' ')} failed (${r.code}): ${r.stderr}`);
   return JSON.parse(r.stdout) as T;
+}
+
+/** `user create` with the password on standard input, as an operator bootstraps a workspace's owner. */
+export async function createUser(workspaceId: string, email: string, role: 'owner' | 'admin' | 'member', password: string, name?: string): Promise<{ id: string; email: string; workspace_id: string; role: string }> {
+  const r = await runAdmin(['user', 'create', '--workspace', workspaceId, '--email', email, '--role', role, '--password-stdin', ...(name ? ['--name', name] : [])], undefined, undefined, `${password}\n`);
+  if (r.code !== 0) throw new Error(`admin user create failed (${r.code}): ${r.stderr}`);
+  return JSON.parse(r.stdout);
 }

@@ -1,138 +1,117 @@
-import { randomBytes } from 'node:crypto';
-import * as fs from 'node:fs';
-import { admin } from './admin';
-import { waitFor } from './apps';
-import { freePort } from './infra';
-import { MiniSystem, startMiniSystem } from './mini-system';
-import { startSmtpCapture, SmtpCapture } from './smtp-capture';
-import { startWebhookReceiver, WebhookReceiver } from './webhook-receiver';
-
-/**
- * The console's browser tests run against a system of their own, started once per suite: every
- * app but mcp (the console included) on a fresh migrated database and a private NATS, Redis, a
- * real local SMTP server capturing the mail outbox's e-mails, and a local webhook receiver the
- * outbound policy allows (loopback, its port).
- */
-export interface ConsoleSystem {
-  mini: MiniSystem;
-  /** http://127.0.0.1:<CONSOLE_PORT> (also CONSOLE_PUBLIC_URL, so e-mailed links point here). */
-  consoleUrl: string;
-  gatewayUrl: string;
-  /** The public API, <gateway>/v1. */
-  apiUrl: string;
-  smtp: SmtpCapture;
-  receiver: WebhookReceiver;
-  natsUrl: string;
-  /** Runs the admin CLI against this system (the password, if any, on standard input). */
-  admin<T = Record<string, unknown>>(args: string[], stdin?: string): Promise<T>;
-  stop(): Promise<void>;
-}
-
-export const CONSOLE_APPS = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'webhook-dispatcher', 'console'];
-
-export async function startConsoleSystem(env: Record<string, string> = {}): Promise<ConsoleSystem> {
-  const smtp = await startSmtpCapture();
-  const receiver = await startWebhookReceiver();
-  const consolePort = await freePort();
-  const consoleUrl = `http://127.0.0.1:${consolePort}`;
-  const suite = randomBytes(4).toString('hex');
-  const mini = await startMiniSystem(CONSOLE_APPS, {
-    CONSOLE_PORT: String(consolePort),
-    CONSOLE_HOST: '127.0.0.1',
-    CONSOLE_PUBLIC_URL: consoleUrl,
-    SMTP_URL: smtp.url,
-    MAIL_FROM: 'Support Agent <console@example.test>',
-    MAIL_POLL_MS: '200',
-    OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
-    OUTBOUND_ALLOWED_PORTS: `80,443,${receiver.port}`,
-    // Counters of this suite only (the shared Redis also serves the main e2e system).
-    RATE_LIMIT_PREFIX: `sa:e2e:console:${suite}:rl:`,
-    CONSOLE_THROTTLE_PREFIX: `sa:e2e:console:${suite}:signin:`,
-    ...env,
-  }, { logs: true });
-  const gatewayUrl = mini.baseUrl.replace(/\/v1$/, '');
-  try {
-    await waitFor(
-      () => fetch(`${consoleUrl}/api/session`).then((r) => r.status).catch(() => 0),
-      (st) => st === 401,
-      90000,
-      200,
-    );
-  } catch (e) {
-    const app = mini.apps.get('console');
-    const tail = app?.logFile && fs.existsSync(app.logFile) ? fs.readFileSync(app.logFile, 'utf8').split('\n').slice(-30).join('\n') : '(no log)';
-    const exit = app && app.process.exitCode !== null ? ` (it exited with code ${app.process.exitCode})` : '';
-    await mini.stop();
-    await smtp.stop();
-    await receiver.stop();
-    throw new Error(`the console did not answer on ${consoleUrl}${exit}: ${(e as Error).message}\n${tail}`);
-  }
-  const natsUrl = mini.env['NATS_URL']!;
-  return {
-    mini,
-    consoleUrl,
-    gatewayUrl,
-    apiUrl: mini.baseUrl,
-    smtp,
-    receiver,
-    natsUrl,
-    admin: (args, stdin) => admin(args, mini.databaseUrl, natsUrl, stdin),
-    stop: async () => {
-      await mini.stop();
-      await smtp.stop();
-      await receiver.stop();
-    },
-  };
-}
+import { connect, NatsConnection, Subscription } from 'nats';
+import { e2eState } from './state';
 
 export interface ConsoleResponse<T = any> {
   status: number;
   headers: Headers;
   body: T;
+  text: string;
 }
 
 /**
- * The console's JSON API from outside a browser, as a signed-in person: the session cookie and
- * the CSRF token of the session, sent with the console's own Origin unless told otherwise.
+ * A browser-like client of the console's API: it keeps the session cookie, sends the console's
+ * Origin, and the session's CSRF token with writes once signed in (each can be left out or
+ * changed per request, to test the refusals).
  */
 export class ConsoleClient {
   cookie: string | null = null;
   csrf: string | null = null;
-  session: any = null;
+  lastSetCookie: string | null = null;
 
-  constructor(readonly consoleUrl: string) {}
+  constructor(readonly baseUrl: string = e2eState().consoleUrl) {}
 
-  async signIn(email: string, password: string): Promise<ConsoleResponse> {
-    const res = await this.call('POST', '/api/session', { email, password });
-    if (res.status === 200) {
-      this.session = res.body;
-      this.csrf = res.body.csrf_token;
-    }
-    return res;
-  }
-
-  async call<T = any>(method: string, path: string, body?: unknown, opts: { origin?: string | null; csrf?: string | null; cookie?: string | null } = {}): Promise<ConsoleResponse<T>> {
-    const headers: Record<string, string> = {};
-    const origin = opts.origin === undefined ? this.consoleUrl : opts.origin;
+  async request<T = any>(method: string, path: string, body?: unknown, opts: { origin?: string | null; csrf?: string | null; headers?: Record<string, string> } = {}): Promise<ConsoleResponse<T>> {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    const origin = opts.origin === undefined ? this.baseUrl : opts.origin;
     if (origin !== null) headers['origin'] = origin;
+    if (this.cookie) headers['cookie'] = this.cookie;
     const csrf = opts.csrf === undefined ? this.csrf : opts.csrf;
-    if (csrf && method !== 'GET') headers['x-csrf-token'] = csrf;
-    const cookie = opts.cookie === undefined ? this.cookie : opts.cookie;
-    if (cookie) headers['cookie'] = cookie;
+    if (csrf && !['GET', 'HEAD'].includes(method)) headers['x-csrf-token'] = csrf;
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${this.consoleUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), redirect: 'manual' });
-    const set = res.headers.getSetCookie().find((c) => c.startsWith('sa_console_session='));
-    if (set) {
-      const value = set.split(';')[0]!;
-      this.cookie = value === 'sa_console_session=' ? null : value;
+    const res = await fetch(`${this.baseUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), redirect: 'manual' });
+    const setCookie = res.headers.get('set-cookie');
+    if (setCookie) {
+      this.lastSetCookie = setCookie;
+      const m = /^sa_console_session=([^;]*)/.exec(setCookie);
+      if (m) this.cookie = m[1] ? `sa_console_session=${m[1]}` : null;
+      if (m && (!m[1] || /Max-Age=0|Expires=Thu, 01 Jan 1970/i.test(setCookie))) this.cookie = null;
     }
     const text = await res.text();
     let parsed: unknown = text;
     try {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {
-      // not JSON
+      parsed = text;
     }
-    return { status: res.status, headers: res.headers, body: parsed as T };
+    return { status: res.status, headers: res.headers, body: parsed as T, text };
   }
+
+  async signIn(email: string, password: string): Promise<ConsoleResponse> {
+    const res = await this.request('POST', '/api/session', { email, password });
+    if (res.status === 200) this.csrf = res.body.csrf_token;
+    return res;
+  }
+
+  get = <T = any>(path: string) => this.request<T>('GET', path);
+  post = <T = any>(path: string, body?: unknown) => this.request<T>('POST', path, body);
+  patch = <T = any>(path: string, body?: unknown) => this.request<T>('PATCH', path, body);
+  delete = <T = any>(path: string) => this.request<T>('DELETE', path);
+}
+
+export interface CapturedEmail {
+  kind: string;
+  to: string;
+  subject: string;
+  body_text: string;
+  workspace_id?: string | null;
+}
+
+/**
+ * Hears the e-mails the console asks the bookings service to send (`bookings.email.send`) with a
+ * plain NATS subscription of its own beside the bookings service's queue group, and answers them
+ * as Nest does (the bookings service, when it answers too, may be first: either reply will do).
+ */
+export class EmailTap {
+  readonly emails: CapturedEmail[] = [];
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly sub: Subscription,
+  ) {}
+
+  static async start(natsUrl: string = e2eState().natsUrl): Promise<EmailTap> {
+    const nc = await connect({ servers: natsUrl, name: 'e2e-email-tap' });
+    const sub = nc.subscribe('bookings.email.send');
+    const tap = new EmailTap(nc, sub);
+    void (async () => {
+      for await (const msg of sub) {
+        const packet = JSON.parse(Buffer.from(msg.data).toString('utf8')) as { id: string; data: { data: CapturedEmail } };
+        tap.emails.push(packet.data.data);
+        msg.respond(Buffer.from(JSON.stringify({ id: packet.id, response: { id: `tap-${tap.emails.length}` }, isDisposed: true })));
+      }
+    })();
+    return tap;
+  }
+
+  /** The first e-mail to `to` (of `kind`) heard after `since` mails, waiting up to `timeoutMs`. */
+  async waitFor(to: string, kind: string, timeoutMs = 5000): Promise<CapturedEmail> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const found = this.emails.find((e) => e.to === to && e.kind === kind);
+      if (found) return found;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`no ${kind} e-mail to ${to} within ${timeoutMs} ms (heard: ${this.emails.map((e) => `${e.kind}→${e.to}`).join(', ') || 'none'})`);
+  }
+
+  async stop(): Promise<void> {
+    this.sub.unsubscribe();
+    await this.nc.drain();
+  }
+}
+
+/** The token of a console link (`…#token=<token>`). */
+export function tokenOfLink(body: string, path: string): string {
+  const m = new RegExp(`${path.replace(/[/.]/g, '\\$&')}#token=([A-Za-z0-9_-]+)`).exec(body);
+  if (!m) throw new Error(`no ${path}#token= link in: ${body}`);
+  return m[1];
 }

@@ -47,6 +47,10 @@ export default async function globalSetup(): Promise<void> {
     MCP_PORT: String(await freePort()),
     CONSOLE_PORT: consolePort,
     CONSOLE_PUBLIC_URL: `http://127.0.0.1:${consolePort}`,
+    // Every browser and API test signs in from 127.0.0.1: the per-address limit of failed sign-ins
+    // is tested apart (sign-in-throttle specs); the per-account one is kept.
+    CONSOLE_SIGNIN_MAX_FAILURES_PER_ADDRESS: '1000',
+    CONSOLE_THROTTLE_PREFIX: `${rateLimitPrefix}console:`,
     LOG_LEVEL: 'info',
     LOG_PRETTY: 'false',
     NODE_ENV: 'test',

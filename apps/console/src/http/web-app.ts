@@ -28,7 +28,9 @@ export async function serveWebApp(fastify: FastifyInstance, webDir: string): Pro
   const answer = async (url: string, reply: FastifyReply, head: boolean) => {
     const pathname = decodeURIComponent(url.split('?')[0]);
     if (isApiPath(pathname)) return sendError(reply, new NotFound('Route'));
+    const looksLikeFile = /\.[A-Za-z0-9]{1,8}$/.test(pathname);
     if (!built) {
+      if (looksLikeFile) return sendError(reply, new NotFound('File'));
       void reply.code(200).header('cache-control', 'no-store').type('text/html; charset=utf-8');
       return reply.send(head ? undefined : NOT_BUILT_PAGE);
     }
@@ -40,7 +42,7 @@ export async function serveWebApp(fastify: FastifyInstance, webDir: string): Pro
       return reply.sendFile(path.relative(root, file), { cacheControl: false });
     }
     // A path that looks like a file (has an extension) but is not one: 404, not the page.
-    if (/\.[A-Za-z0-9]{1,8}$/.test(pathname)) return sendError(reply, new NotFound('File'));
+    if (looksLikeFile) return sendError(reply, new NotFound('File'));
     void reply.header('cache-control', 'no-cache');
     return reply.sendFile('index.html', { cacheControl: false });
   };

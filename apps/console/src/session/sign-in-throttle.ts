@@ -77,8 +77,23 @@ export class RedisFailureCounter implements FailureCounter {
     this.redis.defineCommand('addFailures', { lua: ADD_SCRIPT });
   }
 
+  /** Commands are not queued while (re)connecting: wait a moment for the connection instead. */
+  private async connected(): Promise<void> {
+    if (this.redis.status === 'ready') return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.redis.off('ready', done);
+        resolve();
+      };
+      const timer = setTimeout(done, 300);
+      this.redis.once('ready', done);
+    });
+  }
+
   async read(keys: string[]) {
     try {
+      await this.connected();
       const pipeline = this.redis.pipeline();
       for (const k of keys) pipeline.get(k).pttl(k);
       const results = (await pipeline.exec()) ?? [];
@@ -95,6 +110,7 @@ export class RedisFailureCounter implements FailureCounter {
 
   async add(keys: string[]) {
     try {
+      await this.connected();
       await (this.redis as unknown as { addFailures: (n: number, ...args: (string | number)[]) => Promise<number> }).addFailures(keys.length, ...keys, this.windowMs);
     } catch (err) {
       this.logger.warn({ err: (err as Error).message }, 'sign-in throttle unavailable; failure not counted');
@@ -102,6 +118,7 @@ export class RedisFailureCounter implements FailureCounter {
   }
 
   async clear(key: string) {
+    await this.connected();
     await this.redis.del(key).catch(() => undefined);
   }
 

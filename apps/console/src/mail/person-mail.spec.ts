@@ -1,0 +1,32 @@
+import { validateDto } from '@sa/messaging';
+import { SendPersonEmailRequest } from '@sa/contracts';
+import { invitationEmail, passwordResetEmail } from './person-mail';
+
+describe('person e-mails', () => {
+  const token = 'A'.repeat(43);
+
+  it('an invitation: the link in the fragment, the workspace on one line, valid for bookings.email.send', () => {
+    const mail = invitationEmail({
+      publicUrl: 'https://console.example.com',
+      to: 'ada@example.com',
+      token,
+      workspaceId: '6f1c3c5e-3f0a-4d3e-9a55-3b8a1d2c4e5f',
+      workspaceName: 'Acme\r\nBcc: victim@example.com',
+      role: 'admin',
+      invitedBy: 'Olga',
+      expiresAt: '2030-01-01T00:00:00.000Z',
+    });
+    expect(mail.subject).toBe('You are invited to Acme Bcc: victim@example.com');
+    expect(mail.body_text).toContain(`https://console.example.com/accept-invitation#token=${token}`);
+    expect(mail.body_text).toContain('as admin');
+    expect(() => validateDto(SendPersonEmailRequest, mail)).not.toThrow();
+  });
+
+  it('a password reset: the link in the fragment, no workspace', () => {
+    const mail = passwordResetEmail({ publicUrl: 'http://127.0.0.1:3002', to: 'ada@example.com', token, ttlSeconds: 3600 });
+    expect(mail).toMatchObject({ kind: 'password_reset', to: 'ada@example.com', workspace_id: null });
+    expect(mail.body_text).toContain(`http://127.0.0.1:3002/reset-password#token=${token}`);
+    expect(mail.body_text).toContain('60 minutes');
+    expect(() => validateDto(SendPersonEmailRequest, mail)).not.toThrow();
+  });
+});

@@ -1,0 +1,86 @@
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import { admin } from './admin';
+import { waitFor } from './apps';
+import { freePort } from './infra';
+import { MiniSystem, startMiniSystem } from './mini-system';
+import { startSmtpCapture, SmtpCapture } from './smtp-capture';
+import { startWebhookReceiver, WebhookReceiver } from './webhook-receiver';
+
+/**
+ * The console's browser tests run against a system of their own, started once per suite: every
+ * app but mcp (the console included) on a fresh migrated database and a private NATS, Redis, a
+ * real local SMTP server capturing the mail outbox's e-mails, and a local webhook receiver the
+ * outbound policy allows (loopback, its port).
+ */
+export interface ConsoleSystem {
+  mini: MiniSystem;
+  /** http://127.0.0.1:<CONSOLE_PORT> (also CONSOLE_PUBLIC_URL, so e-mailed links point here). */
+  consoleUrl: string;
+  gatewayUrl: string;
+  /** The public API, <gateway>/v1. */
+  apiUrl: string;
+  smtp: SmtpCapture;
+  receiver: WebhookReceiver;
+  natsUrl: string;
+  /** Runs the admin CLI against this system (the password, if any, on standard input). */
+  admin<T = Record<string, unknown>>(args: string[], stdin?: string): Promise<T>;
+  stop(): Promise<void>;
+}
+
+export const CONSOLE_APPS = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'webhook-dispatcher', 'console'];
+
+export async function startConsoleSystem(env: Record<string, string> = {}): Promise<ConsoleSystem> {
+  const smtp = await startSmtpCapture();
+  const receiver = await startWebhookReceiver();
+  const consolePort = await freePort();
+  const consoleUrl = `http://127.0.0.1:${consolePort}`;
+  const suite = randomBytes(4).toString('hex');
+  const mini = await startMiniSystem(CONSOLE_APPS, {
+    CONSOLE_PORT: String(consolePort),
+    CONSOLE_HOST: '127.0.0.1',
+    CONSOLE_PUBLIC_URL: consoleUrl,
+    SMTP_URL: smtp.url,
+    MAIL_FROM: 'Support Agent <console@example.test>',
+    MAIL_POLL_MS: '200',
+    OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
+    OUTBOUND_ALLOWED_PORTS: `80,443,${receiver.port}`,
+    // Counters of this suite only (the shared Redis also serves the main e2e system).
+    RATE_LIMIT_PREFIX: `sa:e2e:console:${suite}:rl:`,
+    CONSOLE_THROTTLE_PREFIX: `sa:e2e:console:${suite}:signin:`,
+    ...env,
+  }, { logs: true });
+  const gatewayUrl = mini.baseUrl.replace(/\/v1$/, '');
+  try {
+    await waitFor(
+      () => fetch(`${consoleUrl}/api/session`).then((r) => r.status).catch(() => 0),
+      (st) => st === 401,
+      90000,
+      200,
+    );
+  } catch (e) {
+    const app = mini.apps.get('console');
+    const tail = app?.logFile && fs.existsSync(app.logFile) ? fs.readFileSync(app.logFile, 'utf8').split('\n').slice(-30).join('\n') : '(no log)';
+    const exit = app && app.process.exitCode !== null ? ` (it exited with code ${app.process.exitCode})` : '';
+    await mini.stop();
+    await smtp.stop();
+    await receiver.stop();
+    throw new Error(`the console did not answer on ${consoleUrl}${exit}: ${(e as Error).message}\n${tail}`);
+  }
+  const natsUrl = mini.env['NATS_URL']!;
+  return {
+    mini,
+    consoleUrl,
+    gatewayUrl,
+    apiUrl: mini.baseUrl,
+    smtp,
+    receiver,
+    natsUrl,
+    admin: (args, stdin) => admin(args, mini.databaseUrl, natsUrl, stdin),
+    stop: async () => {
+      await mini.stop();
+      await smtp.stop();
+      await receiver.stop();
+    },
+  };
+}
