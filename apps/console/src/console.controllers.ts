@@ -4,6 +4,7 @@ import { BotsController } from './bots/bots.controller';
 import { InvitationsController } from './invitations/invitations.controller';
 import { PublicInvitationsController } from './invitations/public-invitations.controller';
 import { MembersController } from './members/members.controller';
+import { ConsoleOpenApiController } from './openapi/openapi.controller';
 import { PasswordResetController } from './password/password-reset.controller';
 import { SessionController } from './session/session.controller';
 import { TokensController } from './tokens/tokens.controller';
@@ -22,4 +23,5 @@ export const CONSOLE_CONTROLLERS: Type[] = [
   MembersController,
   InvitationsController,
   AuditController,
+  ConsoleOpenApiController,
 ];
