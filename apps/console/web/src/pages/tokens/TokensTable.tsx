@@ -13,9 +13,7 @@ function TokenState({ token }: { token: ApiToken }) {
   if (token.revoked_at) {
     return (
       <span className="badge badge--failed">
-        <span className="badge__icon" aria-hidden="true">
-          ✕
-        </span>
+        <span className="badge__icon" aria-hidden="true" />
         Revoked <DateTime value={token.revoked_at} />
       </span>
     );
@@ -23,9 +21,7 @@ function TokenState({ token }: { token: ApiToken }) {
   if (token.expires_at && Date.parse(token.expires_at) <= Date.now()) return <span className="badge badge--neutral">Expired</span>;
   return (
     <span className="badge badge--succeeded">
-      <span className="badge__icon" aria-hidden="true">
-        ✓
-      </span>
+      <span className="badge__icon" aria-hidden="true" />
       Active
     </span>
   );

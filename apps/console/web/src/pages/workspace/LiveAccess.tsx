@@ -5,9 +5,7 @@ export function LiveAccess({ access }: { access: Workspace['live_access'] }) {
   if (access.ok) {
     return (
       <div className="notice notice--success">
-        <span className="notice__icon" aria-hidden="true">
-          ✓
-        </span>
+        <span className="notice__icon" aria-hidden="true" />
         <div>
           <p className="notice__title">Available</p>
           <p>The REST API, the MCP server and the live chat widget answer normally.</p>
@@ -17,9 +15,7 @@ export function LiveAccess({ access }: { access: Workspace['live_access'] }) {
   }
   return (
     <div className="notice notice--error">
-      <span className="notice__icon" aria-hidden="true">
-        !
-      </span>
+      <span className="notice__icon" aria-hidden="true" />
       <div>
         <p className="notice__title">Locked{access.code ? <> (<code>{access.code}</code>)</> : null}</p>
         <p>
