@@ -40,7 +40,8 @@ export function useSignIn() {
   });
 }
 
-function useForget() {
+/** Forgets the session and everything of the workspaces (after signing out). */
+export function useForgetSession() {
   const queryClient = useQueryClient();
   return () => {
     setCsrfToken(null);
@@ -49,12 +50,11 @@ function useForget() {
   };
 }
 
+/* Signing out: the caller leaves the workspace pages first, then forgets the session (useForgetSession). */
 export function useSignOut() {
-  const forget = useForget();
-  return useMutation({ mutationFn: () => unwrap(api.DELETE('/api/session')), onSuccess: forget });
+  return useMutation({ mutationFn: () => unwrap(api.DELETE('/api/session')) });
 }
 
 export function useSignOutEverywhere() {
-  const forget = useForget();
-  return useMutation({ mutationFn: () => unwrap(api.POST('/api/session/sign-out-everywhere')), onSuccess: forget });
+  return useMutation({ mutationFn: () => unwrap(api.POST('/api/session/sign-out-everywhere')) });
 }

@@ -1,6 +1,6 @@
 import { Button, Dialog, DialogTrigger, Heading, Popover } from 'react-aria-components';
 import { useNavigate } from 'react-router';
-import { useSignOut, useSignOutEverywhere } from '../../api/session';
+import { useForgetSession, useSignOut, useSignOutEverywhere } from '../../api/session';
 import type { Session } from '../../api/types';
 import { ActionButton } from '../../components/ActionButton';
 import { ErrorMessage } from '../../components/Messages';
@@ -14,14 +14,19 @@ export function AccountActions({ person }: { person: Session['person'] }) {
   const navigate = useNavigate();
   const signOut = useSignOut();
   const everywhere = useSignOutEverywhere();
-  const done = () => navigate('/sign-in', { replace: true });
+  const forget = useForgetSession();
+  // To the sign-in page, then forget: the workspace pages never see a missing session.
+  const done = () => {
+    navigate('/sign-in', { replace: true });
+    forget();
+  };
   return (
     <div className="account">
       <span className="account__who">
         <span className="account__name">{person.display_name || person.email}</span>
         {person.display_name ? <span className="account__email">{person.email}</span> : null}
       </span>
-      <ActionButton className="button button--ghost button--small" isPending={signOut.isPending} onPress={() => signOut.mutate(undefined, { onSuccess: done })}>
+      <ActionButton className="button button--ghost button--small" isPending={signOut.isPending} onPress={() => signOut.mutateAsync().then(done, () => undefined)}>
         Sign out
       </ActionButton>
       <DialogTrigger>
@@ -33,7 +38,7 @@ export function AccountActions({ person }: { person: Session['person'] }) {
             </Heading>
             <p>Signed in on another computer, or lost one? End every session of yours, including this one.</p>
             <ErrorMessage error={everywhere.error} />
-            <ActionButton className="button button--danger" isPending={everywhere.isPending} onPress={() => everywhere.mutate(undefined, { onSuccess: done })}>
+            <ActionButton className="button button--danger" isPending={everywhere.isPending} onPress={() => everywhere.mutateAsync().then(done, () => undefined)}>
               Sign out everywhere
             </ActionButton>
           </Dialog>

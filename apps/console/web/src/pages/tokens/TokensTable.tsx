@@ -12,9 +12,14 @@ function botNames(ids: string[] | null, bots: Bot[]): string {
 function TokenState({ token }: { token: ApiToken }) {
   if (token.revoked_at) {
     return (
-      <span className="badge badge--failed">
-        <span className="badge__icon" aria-hidden="true" />
-        Revoked <DateTime value={token.revoked_at} />
+      <span className="stack-xs">
+        <span className="badge badge--failed">
+          <span className="badge__icon" aria-hidden="true" />
+          Revoked
+        </span>
+        <span className="muted small">
+          <DateTime value={token.revoked_at} />
+        </span>
       </span>
     );
   }

@@ -44,7 +44,7 @@ export function WebhookActions({ webhook }: { webhook: Webhook }) {
       </div>
       {test.isSuccess ? <SuccessMessage>A test event is on its way; it appears in the delivery log.</SuccessMessage> : null}
       <ErrorMessage error={test.error} />
-      <SecretDialog title="New signing secret" secret={secret} secretLabel="Signing secret" onClose={() => setSecret(null)} />
+      <SecretDialog title="Secret rotated" secret={secret} secretLabel="Signing secret" onClose={() => setSecret(null)} />
     </div>
   );
 }

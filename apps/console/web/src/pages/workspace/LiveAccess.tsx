@@ -17,7 +17,7 @@ export function LiveAccess({ access }: { access: Workspace['live_access'] }) {
     <div className="notice notice--error">
       <span className="notice__icon" aria-hidden="true" />
       <div>
-        <p className="notice__title">Locked{access.code ? <> (<code>{access.code}</code>)</> : null}</p>
+        <p className="notice__title">Locked{access.code ? <>: <code>{access.code}</code></> : null}</p>
         <p>
           The API and the live service are unavailable until the billing or the plan is fixed: API requests are refused with <code>402 {access.code ?? 'api_locked'}</code> and the
           chat widget does not answer visitors. Your data is kept, and this console keeps working.
