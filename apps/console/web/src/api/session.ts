@@ -3,6 +3,13 @@ import { api, isUnauthenticated, setCsrfToken, unwrap } from './client';
 import { keys } from './keys';
 import type { Session } from './types';
 
+/** True from the moment a sign-out is asked for until the next sign-in (see useSignOut). */
+let signingOut = false;
+
+export function isSigningOut(): boolean {
+  return signingOut;
+}
+
 /** The signed-in person, their workspaces and the CSRF token; null when nobody is signed in. */
 async function fetchSession(): Promise<Session | null> {
   try {
@@ -26,6 +33,7 @@ export function useSession() {
 export function useStoreSession() {
   const queryClient = useQueryClient();
   return (session: Session) => {
+    signingOut = false;
     queryClient.removeQueries({ queryKey: ['workspace'] });
     setCsrfToken(session.csrf_token);
     queryClient.setQueryData(keys.session, session);
@@ -40,7 +48,8 @@ export function useSignIn() {
   });
 }
 
-function useForget() {
+/** Forgets the session and everything of the workspaces (after signing out). */
+export function useForgetSession() {
   const queryClient = useQueryClient();
   return () => {
     setCsrfToken(null);
@@ -49,12 +58,27 @@ function useForget() {
   };
 }
 
+/*
+ * Signing out: the caller leaves the workspace pages first, then forgets the session
+ * (useForgetSession). Meanwhile a background refresh may meet the ended session (401);
+ * `isSigningOut` tells the layout that this is no expiry to come back from.
+ */
+function leaving<T>(call: () => Promise<T>): () => Promise<T> {
+  return async () => {
+    signingOut = true;
+    try {
+      return await call();
+    } catch (err) {
+      signingOut = false;
+      throw err;
+    }
+  };
+}
+
 export function useSignOut() {
-  const forget = useForget();
-  return useMutation({ mutationFn: () => unwrap(api.DELETE('/api/session')), onSuccess: forget });
+  return useMutation({ mutationFn: leaving(() => unwrap(api.DELETE('/api/session'))) });
 }
 
 export function useSignOutEverywhere() {
-  const forget = useForget();
-  return useMutation({ mutationFn: () => unwrap(api.POST('/api/session/sign-out-everywhere')), onSuccess: forget });
+  return useMutation({ mutationFn: leaving(() => unwrap(api.POST('/api/session/sign-out-everywhere'))) });
 }

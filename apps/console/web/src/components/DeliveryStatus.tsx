@@ -2,8 +2,6 @@ import type { LastDelivery } from '../api/types';
 
 type Status = LastDelivery['status'];
 
-const ICON: Record<Status, string> = { succeeded: '✓', failed: '✕', pending: '…', sending: '↻' };
-
 /** "succeeded 200", "failed 500", "failed (timeout)", "pending": words first, colour and icon only repeat them. */
 export function deliveryStatusText(d: { status: Status; status_code: number | null; error: string | null }): string {
   if (d.status === 'succeeded' || d.status === 'failed') {
@@ -17,9 +15,7 @@ export function DeliveryStatus({ delivery }: { delivery: { status: Status; statu
   if (delivery === null) return <span className="badge badge--neutral">no deliveries yet</span>;
   return (
     <span className={`badge badge--${delivery.status}`}>
-      <span className="badge__icon" aria-hidden="true">
-        {ICON[delivery.status]}
-      </span>
+      <span className="badge__icon" aria-hidden="true" />
       {deliveryStatusText(delivery)}
     </span>
   );

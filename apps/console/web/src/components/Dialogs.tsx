@@ -2,6 +2,7 @@ import { useState, type ReactNode } from 'react';
 import { Button, Dialog, DialogTrigger, Heading, Modal, ModalOverlay } from 'react-aria-components';
 import { ErrorMessage } from './Messages';
 import { CopyButton } from './CopyButton';
+import { ActionButton } from './ActionButton';
 
 /** When the element that opened a dialog is gone (a revoked row's button), focus the page heading. */
 function refocusPage() {
@@ -48,7 +49,7 @@ export function ConfirmButton({ trigger, title, children, confirm, dismiss = 'Ca
                   <Button className="button button--secondary" onPress={close} isDisabled={pending}>
                     {dismiss}
                   </Button>
-                  <Button
+                  <ActionButton
                     className={`button ${tone === 'danger' ? 'button--danger' : 'button--primary'}`}
                     isPending={pending}
                     onPress={async () => {
@@ -66,7 +67,7 @@ export function ConfirmButton({ trigger, title, children, confirm, dismiss = 'Ca
                     }}
                   >
                     {confirm ?? trigger}
-                  </Button>
+                  </ActionButton>
                 </div>
               </>
             )}
@@ -98,9 +99,7 @@ export function SecretDialog({ title, secret, secretLabel, children, onClose }: 
                 {title}
               </Heading>
               <div className="notice notice--warning">
-                <span className="notice__icon" aria-hidden="true">
-                  !
-                </span>
+                <span className="notice__icon" aria-hidden="true" />
                 <p>
                   <strong>Copy it now.</strong> This secret is shown only this once. The console does not keep it and cannot show it again.
                 </p>

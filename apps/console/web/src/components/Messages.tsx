@@ -8,7 +8,7 @@ export function ErrorMessage({ error, title }: { error: unknown; title?: string 
   const issues = error instanceof ApiError ? error.issues : [];
   return (
     <div className="notice notice--error" role="alert">
-      <span className="notice__icon" aria-hidden="true">!</span>
+      <span className="notice__icon" aria-hidden="true" />
       <div>
         {title ? <p className="notice__title">{title}</p> : null}
         <p>{errorMessage(error)}</p>
@@ -28,7 +28,7 @@ export function ErrorMessage({ error, title }: { error: unknown; title?: string 
 export function SuccessMessage({ children }: { children: ReactNode }) {
   return (
     <div className="notice notice--success" role="status">
-      <span className="notice__icon" aria-hidden="true">✓</span>
+      <span className="notice__icon" aria-hidden="true" />
       <div>{children}</div>
     </div>
   );
@@ -37,7 +37,7 @@ export function SuccessMessage({ children }: { children: ReactNode }) {
 export function InfoMessage({ children, tone = 'info' }: { children: ReactNode; tone?: 'info' | 'warning' }) {
   return (
     <div className={`notice notice--${tone}`}>
-      <span className="notice__icon" aria-hidden="true">{tone === 'warning' ? '!' : 'i'}</span>
+      <span className="notice__icon" aria-hidden="true" />
       <div>{children}</div>
     </div>
   );

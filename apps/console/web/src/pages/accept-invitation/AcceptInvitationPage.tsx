@@ -1,13 +1,14 @@
 import { useState } from 'react';
-import { Button, Form } from 'react-aria-components';
+import { Form } from 'react-aria-components';
 import { Link, useNavigate } from 'react-router';
 import { useAcceptInvitation, useInvitationPreview } from '../../api/public';
 import { TextInput } from '../../components/Fields';
 import { ErrorMessage, InfoMessage, Loading } from '../../components/Messages';
 import { takeFragmentToken } from '../../lib/fragment';
 import { AuthLayout } from '../layout/AuthLayout';
-import { NewPasswordFields } from '../reset-password/NewPasswordFields';
+import { NewPasswordField } from '../reset-password/NewPasswordField';
 import { InvitationSummary } from './InvitationSummary';
+import { ActionButton } from '../../components/ActionButton';
 
 /** `/accept-invitation#token=…`: the link from the invitation e-mail. */
 export function AcceptInvitationPage() {
@@ -16,7 +17,6 @@ export function AcceptInvitationPage() {
   const accept = useAcceptInvitation();
   const navigate = useNavigate();
   const [password, setPassword] = useState('');
-  const [repeat, setRepeat] = useState('');
   const [displayName, setDisplayName] = useState('');
 
   const title = 'Accept the invitation';
@@ -67,13 +67,13 @@ export function AcceptInvitationPage() {
         ) : (
           <>
             <p>Choose a password for your new account.</p>
-            <NewPasswordFields label="Password" password={password} confirm={repeat} onPassword={setPassword} onConfirm={setRepeat} />
+            <NewPasswordField label="Password" value={password} onChange={setPassword} />
             <TextInput label="Display name" name="display_name" autoComplete="name" maxLength={100} value={displayName} onChange={setDisplayName} description="How others in the workspace see you." />
           </>
         )}
-        <Button type="submit" className="button button--primary button--block" isPending={accept.isPending}>
+        <ActionButton type="submit" className="button button--primary button--block" isPending={accept.isPending}>
           Accept invitation
-        </Button>
+        </ActionButton>
       </Form>
     </AuthLayout>
   );

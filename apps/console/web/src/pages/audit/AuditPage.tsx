@@ -1,10 +1,10 @@
 import { useState } from 'react';
-import { Button } from 'react-aria-components';
 import { useAudit } from '../../api/workspace';
 import { useCurrentWorkspace } from '../../app/workspace-context';
 import { ErrorMessage, Loading } from '../../components/Messages';
 import { Page } from '../../components/Page';
 import { AuditTable } from './AuditTable';
+import { ActionButton } from '../../components/ActionButton';
 
 const PAGE = 50;
 const MAX = 500;
@@ -25,9 +25,9 @@ export function AuditPage() {
           <AuditTable entries={audit.data} />
           {audit.data.length >= limit && limit < MAX ? (
             <div className="form__actions">
-              <Button className="button button--secondary" isPending={audit.isFetching} onPress={() => setLimit((l) => Math.min(MAX, l + PAGE))}>
+              <ActionButton className="button button--secondary" isPending={audit.isFetching} onPress={() => setLimit((l) => Math.min(MAX, l + PAGE))}>
                 Show older entries
-              </Button>
+              </ActionButton>
             </div>
           ) : null}
         </>

@@ -1,10 +1,11 @@
 import { useState } from 'react';
-import { Button, Form } from 'react-aria-components';
+import { Form } from 'react-aria-components';
 import { Link } from 'react-router';
 import { useRequestPasswordReset } from '../../api/public';
 import { TextInput } from '../../components/Fields';
 import { ErrorMessage, SuccessMessage } from '../../components/Messages';
 import { AuthLayout } from '../layout/AuthLayout';
+import { ActionButton } from '../../components/ActionButton';
 
 export function ForgotPasswordPage() {
   const request = useRequestPasswordReset();
@@ -26,9 +27,9 @@ export function ForgotPasswordPage() {
           <p>Enter the e-mail address you sign in with. We will send you a link to choose a new password.</p>
           <ErrorMessage error={request.error} />
           <TextInput label="Email" name="email" type="email" autoComplete="username" isRequired value={email} onChange={setEmail} autoFocus />
-          <Button type="submit" className="button button--primary button--block" isPending={request.isPending}>
+          <ActionButton type="submit" className="button button--primary button--block" isPending={request.isPending}>
             Send reset link
-          </Button>
+          </ActionButton>
         </Form>
       )}
     </AuthLayout>

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef } from 'react';
 import { Navigate, Outlet, useLocation, useParams } from 'react-router';
-import { useSession } from '../../api/session';
+import { isSigningOut, useSession } from '../../api/session';
 import { WorkspaceContext, type CurrentWorkspace } from '../../app/workspace-context';
 import { ErrorMessage, Loading } from '../../components/Messages';
 import { Navigation } from './Navigation';
@@ -37,6 +37,7 @@ export function ConsoleLayout() {
   if (session.isPending) return <Loading what="your session" />;
   if (session.isError) return <ErrorMessage error={session.error} />;
   if (!session.data) {
+    if (isSigningOut()) return <Navigate to="/sign-in" replace />;
     const next = location.pathname + location.search;
     return <Navigate to={`/sign-in?next=${encodeURIComponent(next)}`} replace />;
   }

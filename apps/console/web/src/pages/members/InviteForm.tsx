@@ -1,11 +1,12 @@
 import { useState } from 'react';
-import { Button, Form } from 'react-aria-components';
+import { Form } from 'react-aria-components';
 import { useInvite } from '../../api/members';
 import type { Role } from '../../api/types';
 import { useCurrentWorkspace } from '../../app/workspace-context';
 import { SelectInput, TextInput } from '../../components/Fields';
 import { ErrorMessage, SuccessMessage } from '../../components/Messages';
 import { assignableRoles } from './roles';
+import { ActionButton } from '../../components/ActionButton';
 
 /** E-mail and role → "Invite". The link goes only by e-mail. */
 export function InviteForm() {
@@ -37,9 +38,9 @@ export function InviteForm() {
         <TextInput label="Email" name="email" type="email" isRequired value={email} onChange={setEmail} />
         <SelectInput label="Role" id="invite-role" value={role} onChange={(v) => setRole(v as Role)} options={assignableRoles(isOwner)} />
         <div className="form__actions form__actions--inline">
-          <Button type="submit" className="button button--primary" isPending={invite.isPending}>
+          <ActionButton type="submit" className="button button--primary" isPending={invite.isPending}>
             Invite
-          </Button>
+          </ActionButton>
         </div>
       </div>
     </Form>

@@ -5,14 +5,17 @@ import { SelectInput } from '../../components/Fields';
 import { ErrorMessage } from '../../components/Messages';
 import { assignableRoles } from './roles';
 
-/** Changes a member's role when another is chosen (the column header "Role" is its visible label). */
+/**
+ * Changes a member's role when another is chosen. The column header "Role" is its visible label;
+ * its name ("Access of …") avoids the word role so that the invite form's "Role" stays unique.
+ */
 export function RoleSelect({ member }: { member: Member }) {
   const { workspace, isOwner } = useCurrentWorkspace();
   const change = useChangeRole(workspace.id);
   return (
     <div className="stack-xs">
       <SelectInput
-        label={`Role of ${member.email}`}
+        label={`Access of ${member.email}`}
         hideLabel
         id={`role-${member.person_id}`}
         value={change.isPending && change.variables ? change.variables.role : member.role}

@@ -1,18 +1,18 @@
 import { useState } from 'react';
-import { Button, Form } from 'react-aria-components';
+import { Form } from 'react-aria-components';
 import { Link } from 'react-router';
 import { useConfirmPasswordReset } from '../../api/public';
 import { ErrorMessage, InfoMessage, SuccessMessage } from '../../components/Messages';
 import { takeFragmentToken } from '../../lib/fragment';
 import { AuthLayout } from '../layout/AuthLayout';
-import { NewPasswordFields } from './NewPasswordFields';
+import { NewPasswordField } from './NewPasswordField';
+import { ActionButton } from '../../components/ActionButton';
 
 /** `/reset-password#token=…`: the link from the reset e-mail. */
 export function ResetPasswordPage() {
   const [token] = useState(takeFragmentToken);
   const confirmReset = useConfirmPasswordReset();
   const [password, setPassword] = useState('');
-  const [repeat, setRepeat] = useState('');
 
   if (!token) {
     return (
@@ -47,10 +47,10 @@ export function ResetPasswordPage() {
               <Link to="/forgot-password">Ask for a new link</Link> if this one has expired or was used already.
             </p>
           ) : null}
-          <NewPasswordFields password={password} confirm={repeat} onPassword={setPassword} onConfirm={setRepeat} />
-          <Button type="submit" className="button button--primary button--block" isPending={confirmReset.isPending}>
+          <NewPasswordField label="New password" value={password} onChange={setPassword} />
+          <ActionButton type="submit" className="button button--primary button--block" isPending={confirmReset.isPending}>
             Set password
-          </Button>
+          </ActionButton>
         </Form>
       )}
     </AuthLayout>

@@ -1,10 +1,11 @@
 import { useState } from 'react';
-import { Button, Form } from 'react-aria-components';
+import { Form } from 'react-aria-components';
 import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
 import { useSession, useSignIn } from '../../api/session';
 import { TextInput } from '../../components/Fields';
 import { ErrorMessage, Loading } from '../../components/Messages';
 import { AuthLayout } from '../layout/AuthLayout';
+import { ActionButton } from '../../components/ActionButton';
 
 /** Only a path of this console (`/w/…`), never another site. */
 function safeNext(next: string | null): string {
@@ -35,9 +36,9 @@ export function SignInPage() {
         <ErrorMessage error={signIn.error} />
         <TextInput label="Email" name="email" type="email" autoComplete="username" isRequired value={email} onChange={setEmail} autoFocus />
         <TextInput label="Password" name="password" type="password" autoComplete="current-password" isRequired value={password} onChange={setPassword} />
-        <Button type="submit" className="button button--primary button--block" isPending={signIn.isPending}>
+        <ActionButton type="submit" className="button button--primary button--block" isPending={signIn.isPending}>
           Sign in
-        </Button>
+        </ActionButton>
       </Form>
     </AuthLayout>
   );

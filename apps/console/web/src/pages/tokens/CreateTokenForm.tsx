@@ -1,11 +1,12 @@
 import { useState } from 'react';
-import { Button, CheckboxGroup, FieldError, Form, Label, Radio, RadioGroup, Text } from 'react-aria-components';
+import { CheckboxGroup, FieldError, Form, Label, Radio, RadioGroup, Text } from 'react-aria-components';
 import { useCreateToken } from '../../api/tokens';
 import type { Bot, CreatedApiToken } from '../../api/types';
 import { CheckboxItem, SelectInput, TextInput } from '../../components/Fields';
 import { ErrorMessage } from '../../components/Messages';
 import { SCOPES, type Scope } from '../../lib/contracts';
 import { BotChoice } from './BotChoice';
+import { ActionButton } from '../../components/ActionButton';
 
 const EXPIRY = [
   { value: '', label: 'Never' },
@@ -79,9 +80,9 @@ export function CreateTokenForm({ workspaceId, bots, botsError, onCreated }: { w
       {allBots ? null : <BotChoice bots={bots} error={botsError} value={botIds} onChange={setBotIds} />}
       <SelectInput label="Expires" id="token-expiry" value={expiry} onChange={setExpiry} options={EXPIRY} description="Optional. An expired token gets 401 like a revoked one." />
       <div className="form__actions">
-        <Button type="submit" className="button button--primary" isPending={create.isPending}>
+        <ActionButton type="submit" className="button button--primary" isPending={create.isPending}>
           Create token
-        </Button>
+        </ActionButton>
       </div>
     </Form>
   );

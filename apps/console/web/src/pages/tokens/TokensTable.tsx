@@ -12,20 +12,21 @@ function botNames(ids: string[] | null, bots: Bot[]): string {
 function TokenState({ token }: { token: ApiToken }) {
   if (token.revoked_at) {
     return (
-      <span className="badge badge--failed">
-        <span className="badge__icon" aria-hidden="true">
-          ✕
+      <span className="stack-xs">
+        <span className="badge badge--failed">
+          <span className="badge__icon" aria-hidden="true" />
+          Revoked
         </span>
-        Revoked <DateTime value={token.revoked_at} />
+        <span className="muted small">
+          <DateTime value={token.revoked_at} />
+        </span>
       </span>
     );
   }
   if (token.expires_at && Date.parse(token.expires_at) <= Date.now()) return <span className="badge badge--neutral">Expired</span>;
   return (
     <span className="badge badge--succeeded">
-      <span className="badge__icon" aria-hidden="true">
-        ✓
-      </span>
+      <span className="badge__icon" aria-hidden="true" />
       Active
     </span>
   );

@@ -1,5 +1,4 @@
 import { useState } from 'react';
-import { Button } from 'react-aria-components';
 import { useDeliveries, useRedeliver } from '../../api/webhooks';
 import type { Delivery } from '../../api/types';
 import { useCurrentWorkspace } from '../../app/workspace-context';
@@ -7,6 +6,7 @@ import { DateTime } from '../../components/DateTime';
 import { DeliveryStatus } from '../../components/DeliveryStatus';
 import { ErrorMessage, Loading, SuccessMessage } from '../../components/Messages';
 import { formatDuration } from '../../lib/format';
+import { ActionButton } from '../../components/ActionButton';
 
 function outcome(d: Delivery): string {
   if (d.status_code !== null) return `HTTP ${d.status_code}`;
@@ -58,14 +58,14 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
                 <td>{d.attempts}</td>
                 {canManage ? (
                   <td className="table__actions">
-                    <Button
+                    <ActionButton
                       className="button button--secondary button--small"
                       aria-describedby={`delivery-${d.id}`}
                       isPending={redeliver.isPending && redeliver.variables === d.id}
                       onPress={() => redeliver.mutate(d.id, { onSuccess: () => setRedelivered(d.event) })}
                     >
                       Redeliver
-                    </Button>
+                    </ActionButton>
                   </td>
                 ) : null}
               </tr>

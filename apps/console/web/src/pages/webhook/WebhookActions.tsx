@@ -1,11 +1,11 @@
 import { useState } from 'react';
-import { Button } from 'react-aria-components';
 import { useNavigate } from 'react-router';
 import { useDeleteWebhook, useRotateSecret, useSendTestEvent } from '../../api/webhooks';
 import type { Webhook } from '../../api/types';
 import { useCurrentWorkspace } from '../../app/workspace-context';
 import { ConfirmButton, SecretDialog } from '../../components/Dialogs';
 import { ErrorMessage, SuccessMessage } from '../../components/Messages';
+import { ActionButton } from '../../components/ActionButton';
 
 /** "Send test event", "Rotate secret" (the new secret shown once), "Delete". */
 export function WebhookActions({ webhook }: { webhook: Webhook }) {
@@ -19,9 +19,9 @@ export function WebhookActions({ webhook }: { webhook: Webhook }) {
   return (
     <div className="actions">
       <div className="actions__buttons">
-        <Button className="button button--secondary button--small" isPending={test.isPending} onPress={() => test.mutate(webhook.id)}>
+        <ActionButton className="button button--secondary button--small" isPending={test.isPending} onPress={() => test.mutate(webhook.id)}>
           Send test event
-        </Button>
+        </ActionButton>
         <ConfirmButton
           trigger="Rotate secret"
           title="Rotate the signing secret?"
@@ -44,7 +44,7 @@ export function WebhookActions({ webhook }: { webhook: Webhook }) {
       </div>
       {test.isSuccess ? <SuccessMessage>A test event is on its way; it appears in the delivery log.</SuccessMessage> : null}
       <ErrorMessage error={test.error} />
-      <SecretDialog title="New signing secret" secret={secret} secretLabel="Signing secret" onClose={() => setSecret(null)} />
+      <SecretDialog title="Secret rotated" secret={secret} secretLabel="Signing secret" onClose={() => setSecret(null)} />
     </div>
   );
 }

@@ -1,10 +1,11 @@
 import { useState } from 'react';
-import { Button, CheckboxGroup, FieldError, Form, Label, Radio, RadioGroup, Text } from 'react-aria-components';
+import { CheckboxGroup, FieldError, Form, Label, Radio, RadioGroup, Text } from 'react-aria-components';
 import { useCreateWebhook } from '../../api/webhooks';
 import type { Bot, CreatedWebhook } from '../../api/types';
 import { CheckboxItem, SelectInput, TextInput } from '../../components/Fields';
 import { ErrorMessage } from '../../components/Messages';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../lib/contracts';
+import { ActionButton } from '../../components/ActionButton';
 
 /** Name, "Endpoint URL", events, all bots or one bot → "Add webhook". */
 export function AddWebhookForm({ workspaceId, bots, botsError, onCreated }: { workspaceId: string; bots: Bot[]; botsError: unknown; onCreated: (w: CreatedWebhook) => void }) {
@@ -67,12 +68,12 @@ export function AddWebhookForm({ workspaceId, bots, botsError, onCreated }: { wo
       {allBots ? null : botsError ? (
         <ErrorMessage error={botsError} title="The bots could not be loaded." />
       ) : (
-        <SelectInput label="Bot" id="webhook-bot" value={chosenBot} onChange={setBotId} options={bots.map((b) => ({ value: b.id, label: b.name }))} />
+        <SelectInput label="Which bot" id="webhook-bot" value={chosenBot} onChange={setBotId} options={bots.map((b) => ({ value: b.id, label: b.name }))} />
       )}
       <div className="form__actions">
-        <Button type="submit" className="button button--primary" isPending={create.isPending}>
+        <ActionButton type="submit" className="button button--primary" isPending={create.isPending}>
           Add webhook
-        </Button>
+        </ActionButton>
       </div>
     </Form>
   );

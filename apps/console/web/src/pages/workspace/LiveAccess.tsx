@@ -5,9 +5,7 @@ export function LiveAccess({ access }: { access: Workspace['live_access'] }) {
   if (access.ok) {
     return (
       <div className="notice notice--success">
-        <span className="notice__icon" aria-hidden="true">
-          ✓
-        </span>
+        <span className="notice__icon" aria-hidden="true" />
         <div>
           <p className="notice__title">Available</p>
           <p>The REST API, the MCP server and the live chat widget answer normally.</p>
@@ -17,11 +15,9 @@ export function LiveAccess({ access }: { access: Workspace['live_access'] }) {
   }
   return (
     <div className="notice notice--error">
-      <span className="notice__icon" aria-hidden="true">
-        !
-      </span>
+      <span className="notice__icon" aria-hidden="true" />
       <div>
-        <p className="notice__title">Locked{access.code ? <> (<code>{access.code}</code>)</> : null}</p>
+        <p className="notice__title">Locked{access.code ? <>: <code>{access.code}</code></> : null}</p>
         <p>
           The API and the live service are unavailable until the billing or the plan is fixed: API requests are refused with <code>402 {access.code ?? 'api_locked'}</code> and the
           chat widget does not answer visitors. Your data is kept, and this console keeps working.
