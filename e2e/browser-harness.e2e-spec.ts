@@ -100,7 +100,7 @@ describe('browser harness (playwright-core + system Chromium + axe-core)', () =>
     const bytes = fs.readFileSync(file);
     expect(bytes.subarray(0, 8).toString('hex')).toBe('89504e470d0a1a0a');
     expect(bytes.readUInt32BE(16)).toBe(1280); // IHDR width
-    expect(bytes.readUInt32BE(20)).toBe(800); // IHDR height
+    expect(bytes.readUInt32BE(20)).toBe(800); // IHDR height: the whole page, here shorter than the viewport
     await expect(screenshot(p, '../escape', dir)).rejects.toThrow(/use a-z/);
     fs.rmSync(dir, { recursive: true, force: true });
   });

@@ -79,10 +79,7 @@ describe('console in a browser: sign-in, API tokens, webhooks, members, workspac
   /** axe-core on the page as it is now, its screenshot for the README, and no CSP violation so far. */
   async function checkPage(page: Page, name: string): Promise<void> {
     await page.waitForLoadState('networkidle');
-    await expectNoSeriousAxeViolations(page, `the ${name} page (${page.url()})`).catch(async (e) => {
-      console.log('DEBUG', await page.evaluate(`Array.from(document.querySelectorAll('[role=img]')).map((e) => e.parentElement.parentElement.outerHTML.slice(0, 1500)).join('\\n----\\n')`));
-      throw e;
-    });
+    await expectNoSeriousAxeViolations(page, `the ${name} page (${page.url()})`);
     await screenshot(page, name);
     expect(b.cspViolations()).toEqual([]);
     checked.add(name);
@@ -384,16 +381,17 @@ describe('console in a browser: sign-in, API tokens, webhooks, members, workspac
       // JSON needs a CORS preflight, which the console does not grant: that POST is never sent.
       expect(await page.evaluate('window.jsonResult')).toBe('blocked');
       const forged = () => sent.filter((x) => !x.url.endsWith('?via=cors'));
-      await waitFor(async () => forged().filter((x) => x.origin !== undefined).length, (n) => n >= 3, 10000).catch((e: Error) => {
+      await waitFor(async () => forged().length, (n) => n >= 3, 10000).catch((e: Error) => {
         throw new Error(`${e.message}; seen: ${JSON.stringify(sent)}`);
       });
       expect(forged().map((x) => x.url).sort()).toEqual([create, create, revoke].sort());
-      for (const x of forged()) {
-        expect(x.origin).toBe(evilOrigin);
-        // The cookie did travel (same site): the refusal is the console's defence, not SameSite's.
-        expect(x.cookie).toBe(true);
-        if (x.status !== null) expect([x.url, [400, 403, 415].includes(x.status)]).toEqual([x.url, true]);
-      }
+      // The form's POST (a navigation, so its answer is visible) went with the attacker's Origin and
+      // with the session cookie (same site): the refusal is the console's defence, not SameSite's.
+      // The two no-cors fetches were sent as well; their answers are withheld from the page by the
+      // console's Cross-Origin-Resource-Policy, and their refusal shows in the unchanged state below.
+      await waitFor(async () => forged().find((x) => x.status !== null)?.origin, (o) => o !== undefined, 5000);
+      const formSeen = forged().find((x) => x.status !== null)!;
+      expect(formSeen).toEqual(expect.objectContaining({ url: create, status: formRes.status(), origin: evilOrigin, cookie: true }));
     } finally {
       await new Promise<void>((r) => evil.close(() => r()));
     }

@@ -186,7 +186,7 @@ export async function screenshot(page: Page, name: string, dir = process.env['SC
   if (!/^[a-z0-9-]+$/.test(name)) throw new Error(`screenshot name ${JSON.stringify(name)}: use a-z, 0-9 and -`);
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `console-${name}.png`);
-  // Caret blinking and animations off; the page as laid out at 1280×800.
-  await page.screenshot({ path: file, fullPage: false, animations: 'disabled', caret: 'hide' });
+  // The whole page as laid out 1280 pixels wide (lists under the forms included); caret and animations off.
+  await page.screenshot({ path: file, fullPage: true, animations: 'disabled', caret: 'hide' });
   return file;
 }
