@@ -54,14 +54,17 @@ export class AuditLog {
     );
   }
 
-  /** A workspace's entries, newest first; `before`: only entries with a smaller id. */
+  /**
+   * A workspace's entries, newest first; `before`: only entries with a smaller id. (ORDER BY names
+   * the table's bigint column: a bare `id` would be the text output column, and "9" sorts above "19".)
+   */
   async list(workspaceId: string, opts: { limit: number; before?: string }): Promise<AuditEntryView[]> {
     const rows = await queryRows<AuditRow>(
       this.db,
       `SELECT id::text AS id, at, actor_kind, actor_id, actor_label, action, target_kind, target_id, details
          FROM people.audit_log
         WHERE workspace_id = $1 AND ($2::bigint IS NULL OR id < $2::bigint)
-        ORDER BY id DESC
+        ORDER BY audit_log.id DESC
         LIMIT $3`,
       [workspaceId, opts.before ?? null, opts.limit],
     );
