@@ -515,6 +515,16 @@ describe('console in a browser: sign-in, API tokens, webhooks, members, workspac
     expect(text).not.toMatch(TOKEN_SECRET);
     expect(text).not.toMatch(WEBHOOK_SECRET);
     await checkPage(page, 'audit');
+
+    // Newest first: the console's changes in the tests above came after the CLI's set-up in beforeAll.
+    const owner = new ConsoleClient(sys.consoleUrl);
+    await owner.signIn(OWNER.email, OWNER.password);
+    const audit: { at: string; action: string; actor: { kind: string; label: string } }[] = (await owner.request('GET', `/api/workspaces/${ws.id}/audit?limit=100`)).body.data;
+    const line = (a: (typeof audit)[number]) => `${a.at} ${a.actor.label} ${a.action}`;
+    expect(audit.length).toBeGreaterThan(10);
+    expect(audit.map(line)).toEqual([...audit].sort((x, y) => Date.parse(y.at) - Date.parse(x.at)).map(line));
+    expect(audit[0]!.action).toBe('invitation.accepted');
+    expect(audit[audit.length - 1]!.action).toBe('workspace.created');
   });
 
   it('repeated wrong passwords are throttled: the sign-in page shows the refusal and the API answers 429 with Retry-After', async () => {
