@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm test`: lint (module boundaries included), typecheck, build, the SDK drift check, then the unit, integration and
+// `npm test`: lint (module boundaries included), typecheck, build, the SDK and console client drift checks, then the unit, integration and
 // end-to-end suites against the real PostgreSQL, NATS and Redis. Prints one closing line,
 // "tests: N passed, N failed", and exits non-zero when anything failed.
 'use strict';
@@ -18,6 +18,8 @@ const steps = [
   { name: 'build', cmd: [process.execPath, 'tools/build.js', '--if-stale'] },
   // The typed SDK (libs/sdk) must match the OpenAPI document the gateway serves.
   { name: 'sdk', cmd: [process.execPath, 'tools/sdk/generate.js', '--check'] },
+  // The console web application's typed client (apps/console/web/src/api) must match the console API's document.
+  { name: 'console-api', cmd: [process.execPath, 'tools/console/generate.js', '--check'] },
   { name: 'unit', jest: ['--selectProjects', 'unit'] },
   { name: 'integration', jest: ['--selectProjects', 'integration', '--runInBand'] },
   { name: 'e2e', jest: ['--selectProjects', 'e2e', '--runInBand'] },

@@ -32,7 +32,8 @@ const USAGE = `Usage: npm run -s admin -- <command> [options]   (JSON on stdout)
   token revoke     --id ID
   token list       --workspace ID
   mail list        --workspace ID     (visitor e-mails of bookings, kept when no SMTP is configured)
-  webhook create   --workspace ID --url URL --events a,b|all [--bot ID]   (the signing secret is shown only here)
+  webhook create   --workspace ID --url URL --events a,b|all [--bot ID] [--name NAME (default: the endpoint's host)]
+                   (the signing secret is shown only here)
                    events: ${WEBHOOK_EVENT_TYPES.join(', ')}
   webhook list     --workspace ID     (each with its last delivery)
   webhook delete   --id ID [--workspace ID]
@@ -200,6 +201,7 @@ async function run(argv: string[]): Promise<unknown> {
           url: requireString(args, 'url'),
           events: requireString(args, 'events').split(','),
           botId: takeString(args, 'bot') ?? null,
+          name: takeString(args, 'name') ?? null,
         };
         rejectLeftovers(args);
         const created = await (await webhooks()).create(input);

@@ -92,11 +92,12 @@ async function insertDelivery(webhookId: string, status: string): Promise<string
 it('creates, lists and deletes a webhook; the secret is printed once and stored sealed', async () => {
   const ws = await newWorkspace('scale');
   const created = await ok<Record<string, unknown> & { id: string; secret: string }>([
-    'webhook', 'create', '--workspace', ws, '--url', 'http://127.0.0.1/hook', '--events', 'booking.created, lead.created',
+    'webhook', 'create', '--workspace', ws, '--url', 'http://127.0.0.1/hook', '--events', 'booking.created, lead.created', '--name', 'Bookings to CRM',
   ]);
   expect(created).toEqual({
     id: expect.stringMatching(/^[0-9a-f-]{36}$/),
     workspace_id: ws,
+    name: 'Bookings to CRM',
     url: 'http://127.0.0.1/hook',
     events: ['lead.created', 'booking.created'],
     bot_id: null,
@@ -126,8 +127,9 @@ it('without WEBHOOK_SECRET_KEY, stores the secret encrypted with the local key f
   try {
     const env = { WEBHOOK_SECRET_KEY: '', WEBHOOK_SECRET_KEY_FILE: keyFile };
     const ws = await newWorkspace('scale');
-    const first = await ok<{ id: string; secret: string }>(['webhook', 'create', '--workspace', ws, '--url', 'http://127.0.0.1/one', '--events', 'all'], env);
+    const first = await ok<{ id: string; secret: string; name: string }>(['webhook', 'create', '--workspace', ws, '--url', 'http://127.0.0.1/one', '--events', 'all'], env);
     expect(first.secret).toMatch(/^whsec_/);
+    expect(first.name).toBe('127.0.0.1'); // no --name: the endpoint's host
     expect(fs.statSync(keyFile).mode & 0o777).toBe(0o600);
     const key = Buffer.from(fs.readFileSync(keyFile, 'utf8').trim(), 'hex');
     expect(key).toHaveLength(32);

@@ -13,6 +13,7 @@ import { MessagesRepository } from './conversations/messages.repository';
 import { ConversationQueriesHandler } from './queries/conversation-queries.handler';
 import { ChatTurnHandler } from './turns/chat-turn.handler';
 import { ChatTurnService } from './turns/chat-turn.service';
+import { UsageHandler } from './usage/usage.handler';
 import { WidgetSessionsRepository } from './widget/widget-sessions.repository';
 import { WidgetHandler } from './widget/widget.handler';
 import { WidgetRepository } from './widget/widget.repository';
@@ -28,7 +29,7 @@ const config = loadChatConfig();
     OpsModule.forService('chat', config),
     EventsModule.forService({ schema: 'chat', natsUrl: config.natsUrl, stream: { name: config.eventsStream, subjectPrefix: config.eventsSubjectPrefix }, relay: true }),
   ],
-  controllers: [ChatTurnHandler, ConversationQueriesHandler, WidgetHandler],
+  controllers: [ChatTurnHandler, ConversationQueriesHandler, WidgetHandler, UsageHandler],
   providers: [
     { provide: CHAT_CONFIG, useValue: config },
     { provide: CHAT_LOGGER, useValue: createLogger('chat', { level: config.logLevel }) },

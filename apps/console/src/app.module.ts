@@ -12,6 +12,7 @@ import { SessionCookie } from './auth/session-cookie';
 import { Workspaces } from './auth/workspaces';
 import { CONSOLE_CONFIG, CONSOLE_LOGGER, ConsoleConfig } from './config/console.config';
 import { CONSOLE_CONTROLLERS } from './console.controllers';
+import { CONSOLE_DOCUMENT, createConsoleDocument } from './openapi/console-document';
 import { Sessions } from './session/session-views';
 import { SignInThrottleLifecycle, signInThrottleProvider } from './session/sign-in-throttle.provider';
 
@@ -54,6 +55,8 @@ export class AppModule {
       providers: [
         { provide: APP_FILTER, inject: [CONSOLE_LOGGER], useFactory: (l: Logger) => new HttpErrorFilter(l) },
         { provide: APP_GUARD, useClass: ConsoleGuard },
+        // The OpenAPI document, generated from this module's controllers and contracts when the console starts.
+        { provide: CONSOLE_DOCUMENT, useFactory: () => createConsoleDocument(AppModule.forRoot(config, logger, controllers)) },
       ],
     };
   }

@@ -1,10 +1,27 @@
 import type { Type } from '@nestjs/common';
 import { AuditController } from './audit/audit.controller';
+import { BotsController } from './bots/bots.controller';
 import { InvitationsController } from './invitations/invitations.controller';
 import { PublicInvitationsController } from './invitations/public-invitations.controller';
 import { MembersController } from './members/members.controller';
+import { ConsoleOpenApiController } from './openapi/openapi.controller';
 import { PasswordResetController } from './password/password-reset.controller';
 import { SessionController } from './session/session.controller';
+import { TokensController } from './tokens/tokens.controller';
+import { WebhooksController } from './webhooks/webhooks.controller';
+import { WorkspaceController } from './workspace/workspace.controller';
 
 /** Every controller of the console's API (the OpenAPI document is generated from these). */
-export const CONSOLE_CONTROLLERS: Type[] = [SessionController, PasswordResetController, PublicInvitationsController, MembersController, InvitationsController, AuditController];
+export const CONSOLE_CONTROLLERS: Type[] = [
+  SessionController,
+  PasswordResetController,
+  PublicInvitationsController,
+  WorkspaceController,
+  BotsController,
+  TokensController,
+  WebhooksController,
+  MembersController,
+  InvitationsController,
+  AuditController,
+  ConsoleOpenApiController,
+];

@@ -127,7 +127,10 @@ describe('gateway routes', () => {
   });
 
   it('answers identity over NATS with a handler that has no HTTP route', () => {
-    expect(natsHandlers.map((c) => [c.name, patternsOf(c)])).toEqual([['IdentityHandler', ['identity.token.verify', 'identity.workspace.get', 'identity.token.touch']]]);
+    expect(natsHandlers.map((c) => [c.name, patternsOf(c)])).toEqual([
+      ['IdentityHandler', ['identity.token.verify', 'identity.workspace.get', 'identity.token.touch']],
+      ['TokensHandler', ['identity.token.create', 'identity.token.list', 'identity.token.revoke']],
+    ]);
   });
 
   it('registers (in AppModule or a module it imports) every controller found in a *.controller.ts file', () => {

@@ -15,13 +15,15 @@ import { DeliveryEngine, SECRET_BOX } from './delivery/delivery-engine';
 import { DispatchHandler } from './delivery/dispatch.handler';
 import { SecretSealer } from './delivery/secret-sealer';
 import { WorkspaceEntitlements } from './delivery/workspace-entitlements';
+import { WebhooksHandler } from './management/webhooks.handler';
 
 // Fails at start, not at the first delivery, on a malformed key, or on none in production.
 const config = loadWebhookDispatcherConfig();
 
 /**
  * The webhook dispatcher (spec part 6): a durable JetStream consumer of the five webhook events,
- * the delivery log in schema `webhooks`, and the signed deliveries.
+ * the delivery log in schema `webhooks`, and the signed deliveries; and the management of a
+ * workspace's webhooks over NATS (webhook-dispatcher.webhook.*, .delivery.*; the console asks).
  */
 @Module({
   imports: [
@@ -37,6 +39,7 @@ const config = loadWebhookDispatcherConfig();
       logLevel: config.logLevel,
     }),
   ],
+  controllers: [WebhooksHandler],
   providers: [
     { provide: DISPATCHER_CONFIG, useValue: config },
     { provide: DISPATCHER_LOGGER, useValue: createLogger('webhook-dispatcher', { level: config.logLevel }) },

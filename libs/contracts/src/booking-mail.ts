@@ -6,8 +6,8 @@ export const EMAILS_LIST_DEFAULT = 100;
 export const EMAILS_LIST_MAX = 1000;
 
 /**
- * bookings.email.list: the visitor e-mails of the caller's workspace (the bookings service's
- * outbox), newest first; pending ones are not sent yet (or never, without SMTP_URL). For
+ * bookings.email.list: the e-mails of the caller's workspace (the bookings service's outbox:
+ * visitor e-mails of bookings, and invitations to it, whose body is erased once sent), newest first; pending ones are not sent yet (or never, without SMTP_URL). For
  * operators (the admin CLI's `mail list`); no public route.
  */
 export class ListEmailsRequest {
@@ -19,7 +19,8 @@ export class ListEmailsRequest {
 export interface EmailView {
   id: string;
   workspace_id: string;
-  booking_id: string;
+  /** Null for an e-mail to a person (an invitation: kind `invitation`). */
+  booking_id: string | null;
   kind: string;
   to: string;
   subject: string;

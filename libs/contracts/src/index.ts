@@ -3,6 +3,7 @@ export * from './bookings';
 export * from './bots';
 export * from './chat';
 export * from './console';
+export * from './console-workspace';
 export * from './context';
 export * from './errors';
 export * from './events';

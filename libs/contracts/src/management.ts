@@ -1,7 +1,7 @@
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsEmail, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Max, Min } from 'class-validator';
 import { Type } from 'class-transformer';
 import { CharLength, IsHttpUrl, NotBlank } from './validation';
-import { Doc, Nullable } from './schema-docs';
+import { Doc, Nested, Nullable } from './schema-docs';
 import { SCOPES, Scope } from './scopes';
 import { WEBHOOK_EVENT_TYPES, WebhookEventType } from './events';
 
@@ -124,6 +124,7 @@ export class ListDeliveriesRequest {
 
 export class DeliveryIdRequest {
   @IsUUID('all') delivery_id: string;
+  @Doc('The webhook the delivery must belong to (else not found).') @IsOptional() @IsUUID('all') webhook_id?: string;
 }
 
 @Doc({ name: 'LastDelivery', description: 'The most recent delivery of a webhook.' })
@@ -147,7 +148,7 @@ export class WebhookView {
   @IsArray() @IsIn(WEBHOOK_EVENT_TYPES, { each: true }) events: WebhookEventType[];
   @Doc('Null: every bot of the workspace.') @Nullable() @IsUUID() bot_id: string | null;
   @IsISO8601() created_at: string;
-  @Nullable() last_delivery: LastDeliveryView | null;
+  @Nullable() @Nested(() => LastDeliveryView) last_delivery: LastDeliveryView | null;
 }
 
 @Doc({ name: 'CreatedWebhook', description: 'A new webhook: `secret` (`whsec_…`) is shown this once.' })
@@ -186,7 +187,7 @@ export class DeliveryView {
   @Nullable() @IsInt() duration_ms: number | null;
   @Nullable() @IsISO8601() last_attempt_at: string | null;
   @IsISO8601() created_at: string;
-  @IsArray() attempt_log: DeliveryAttemptView[];
+  @IsArray() @Nested(() => DeliveryAttemptView) attempt_log: DeliveryAttemptView[];
 }
 
 // ---- Usage: what the workspace page shows against the quotas ----

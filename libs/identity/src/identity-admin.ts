@@ -9,6 +9,16 @@ import { WorkspaceEntity } from './workspace.entity';
 /** A mistake in what an operator asked for; the CLI prints the message and exits non-zero. */
 export class AdminInputError extends Error {}
 
+/** The request named a record that does not exist (in the workspace it was asked for): 404 at an edge. */
+export class AdminNotFoundError extends AdminInputError {
+  constructor(
+    readonly what: 'Workspace' | 'Bot' | 'API token',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 export interface WorkspaceChanges {
   name?: string;
   plan?: Plan;
@@ -118,12 +128,12 @@ export class IdentityAdmin {
     if (botIds && !botIds.length) throw new AdminInputError('--bots must name at least one bot id');
     botIds?.forEach((b) => this.checkId(b, '--bots'));
     const ws = await this.ds.getRepository(WorkspaceEntity).findOneBy({ id: input.workspaceId });
-    if (!ws) throw new AdminInputError(`no workspace with id ${input.workspaceId}`);
+    if (!ws) throw new AdminNotFoundError('Workspace', `no workspace with id ${input.workspaceId}`);
     if (botIds) {
       if (!this.bots) throw new AdminInputError('--bots cannot be checked here (no bots service to ask)');
       const found = new Set(await this.bots(ws, botIds));
       const foreign = botIds.filter((b) => !found.has(b));
-      if (foreign.length) throw new AdminInputError(`not bots of workspace ${ws.id}: ${foreign.join(', ')}`);
+      if (foreign.length) throw new AdminNotFoundError('Bot', `not bots of workspace ${ws.id}: ${foreign.join(', ')}`);
     }
     const secret = generateTokenSecret();
     const token = await this.ds.getRepository(ApiTokenEntity).save(
@@ -140,11 +150,13 @@ export class IdentityAdmin {
     return { id: token.id, token: secret, summary: toSummary(token) };
   }
 
-  async revokeToken(id: string): Promise<TokenSummary> {
+  /** Revokes a token (of `workspaceId` only, when given: another workspace's is not found). Idempotent. */
+  async revokeToken(id: string, workspaceId?: string): Promise<TokenSummary> {
     this.checkId(id, '--id');
+    if (workspaceId !== undefined) this.checkId(workspaceId, '--workspace');
     return this.ds.transaction(async (m) => {
-      const token = await m.findOneBy(ApiTokenEntity, { id });
-      if (!token) throw new AdminInputError(`no token with id ${id}`);
+      const token = await m.findOneBy(ApiTokenEntity, workspaceId === undefined ? { id } : { id, workspaceId });
+      if (!token) throw new AdminNotFoundError('API token', `no token with id ${id}${workspaceId ? ` in workspace ${workspaceId}` : ''}`);
       if (!token.revokedAt) {
         token.revokedAt = new Date();
         await m.update(ApiTokenEntity, { id }, { revokedAt: token.revokedAt });
@@ -157,7 +169,7 @@ export class IdentityAdmin {
   async listTokens(workspaceId: string): Promise<TokenSummary[]> {
     this.checkId(workspaceId, '--workspace');
     const ws = await this.ds.getRepository(WorkspaceEntity).findOneBy({ id: workspaceId });
-    if (!ws) throw new AdminInputError(`no workspace with id ${workspaceId}`);
+    if (!ws) throw new AdminNotFoundError('Workspace', `no workspace with id ${workspaceId}`);
     const rows = await this.ds.getRepository(ApiTokenEntity).find({ where: { workspaceId }, order: { createdAt: 'ASC' } });
     return rows.map(toSummary);
   }

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { BILLING_STATUSES, BillingStatus, PLANS, Plan } from '@sa/contracts';
-import { AccessFacts, hasLiveApiAccess, hasWebhooks } from './live-access';
+import { AccessFacts, hasLiveApiAccess, hasWebhooks, liveAccessState } from './live-access';
 
 const NOW = new Date('2030-06-15T12:00:00.000Z');
 const TRIALS: [string, Date | null][] = [
@@ -90,5 +90,26 @@ describe('hasWebhooks', () => {
     expect(hasWebhooks(facts('enterprise', 'active', null, false, true))).toBe(true);
     expect(hasWebhooks(facts('growth_trial', 'active', new Date(Date.now() + 86400_000), true, true))).toBe(false);
     expect(hasWebhooks(facts('growth', 'active', null, true, true))).toBe(false);
+  });
+});
+
+describe('liveAccessState', () => {
+  it('agrees with hasLiveApiAccess everywhere, and explains every lock', () => {
+    for (const plan of PLANS)
+      for (const status of BILLING_STATUSES)
+        for (const [, trialEndsAt] of TRIALS)
+          for (const api of [false, true]) {
+            const w = facts(plan, status, trialEndsAt, api);
+            const state = liveAccessState(w, NOW);
+            expect(state.ok).toBe(hasLiveApiAccess(w, NOW));
+            if (state.ok) expect(state).toEqual({ ok: true, code: null, reason: null });
+            else expect(state).toEqual({ ok: false, code: 'api_locked', reason: expect.stringMatching(/402 api_locked\.$/) });
+          }
+  });
+
+  it('names the cause', () => {
+    expect(liveAccessState(facts('scale', 'past_due', null, false), NOW).reason).toMatch(/^The workspace's billing status is past due/);
+    expect(liveAccessState(facts('growth_trial', 'active', new Date('2030-06-01T00:00:00Z'), false), NOW).reason).toMatch(/^The Growth trial ended on 2030-06-01/);
+    expect(liveAccessState(facts('enterprise', 'active', null, false), NOW).reason).toMatch(/^The enterprise contract does not include API access/);
   });
 });

@@ -11,7 +11,7 @@ import { createTestDatabase } from '@sa/testing';
 import { DELIVERIES_CHANNEL, DeliveryStatus } from './channels';
 import { sealPlaintextSecrets } from './seal-plaintext';
 import { SecretBox, generateSigningSecret } from './signing-secret';
-import { WebhookAdmin, WebhookAdminDirectory, WebhookAdminOptions, WebhookInputError } from './webhook-admin';
+import { WEBHOOK_TEST_EVENT, WebhookAdmin, WebhookAdminDirectory, WebhookAdminOptions, WebhookInputError, WebhookNotFoundError, WebhookStateError } from './webhook-admin';
 
 // WebhookAdmin against a fresh migrated database: registrations, the delivery log as the
 // dispatcher leaves it (rows inserted here directly), and the NOTIFY that wakes the dispatcher.
@@ -169,6 +169,7 @@ describe('create', () => {
     expect(created).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
       workspace_id: ws,
+      name: 'hooks.example.com',
       url: 'https://hooks.example.com/in?src=sa',
       events: ['lead.created', 'booking.created'],
       bot_id: null,
@@ -297,6 +298,7 @@ describe('list', () => {
     expect(list[0]).toEqual({
       id: quiet,
       workspace_id: ws,
+      name: 'hooks.example.com',
       url: 'https://hooks.example.com/quiet',
       events: [...WEBHOOK_EVENT_TYPES],
       bot_id: null,
@@ -459,5 +461,86 @@ describe('redeliver', () => {
     await inputError(admin.redeliver('d'), '--delivery must be a UUID');
     await sleep(200);
     expect(woken).toEqual([]);
+  });
+});
+
+describe('names', () => {
+  it('keeps a given name (trimmed), else names a webhook after its endpoint’s host; rows written without one too', async () => {
+    const ws = await newWorkspace();
+    const named = await admin.create({ workspaceId: ws, name: '  CRM sync  ', url: 'https://crm.example.org/hook', events: ['lead.created'] });
+    expect(named.name).toBe('CRM sync');
+    const unnamed = await admin.create({ workspaceId: ws, name: '   ', url: 'https://crm.example.org/hook', events: ['lead.created'] });
+    expect(unnamed.name).toBe('crm.example.org');
+    const [raw] = await ds.query(`INSERT INTO webhooks.webhooks (tenant_id, url, events, secret) VALUES ($1, 'https://[2001:db8::1]:8443/x', '{lead.created}', 'v1:x') RETURNING name`, [ws]);
+    expect(raw.name).toBe('[2001:db8::1]');
+    expect((await admin.list(ws)).map((w) => w.name)).toEqual(['CRM sync', 'crm.example.org', '[2001:db8::1]']);
+    await inputError(admin.create({ workspaceId: ws, name: 'x'.repeat(101), url: 'https://hooks.example.com/in', events: ['all'] }), '--name must be at most 100 characters');
+  });
+});
+
+describe('rotateSecret', () => {
+  it('replaces the secret (shown once, stored sealed), only within the given workspace', async () => {
+    const [ws, other] = [await newWorkspace(), await newWorkspace()];
+    const created = await admin.create({ workspaceId: ws, url: 'https://hooks.example.com/in', events: ['all'] });
+    await expect(admin.rotateSecret(created.id, other)).rejects.toBeInstanceOf(WebhookNotFoundError);
+    const [before] = await ds.query(`SELECT secret FROM webhooks.webhooks WHERE id = $1`, [created.id]);
+    expect(secrets.open(before.secret)).toBe(created.secret);
+    const rotated = await admin.rotateSecret(created.id, ws);
+    expect(rotated).toEqual({ id: created.id, secret: expect.stringMatching(SECRET_FORMAT) });
+    expect(rotated.secret).not.toBe(created.secret);
+    const [after] = await ds.query(`SELECT secret FROM webhooks.webhooks WHERE id = $1`, [created.id]);
+    expect(after.secret).not.toContain(rotated.secret.slice('whsec_'.length));
+    expect(secrets.open(after.secret)).toBe(rotated.secret);
+    await inputError(admin.rotateSecret(randomUUID()), /^no webhook with id/);
+  });
+});
+
+describe('sendTest', () => {
+  it('queues a signed test delivery nobody holds yet (manual) and wakes the dispatcher; another workspace’s webhook is not found', async () => {
+    const [ws, other] = [await newWorkspace(), await newWorkspace()];
+    const bot = await insertBot(ws);
+    const hook = (await admin.create({ workspaceId: ws, url: 'https://hooks.example.com/in', events: ['booking.created'], botId: bot })).id;
+    const woken = await listen(DELIVERIES_CHANNEL);
+    await expect(admin.sendTest(hook, other)).rejects.toBeInstanceOf(WebhookNotFoundError);
+    const queued = await admin.sendTest(hook, ws);
+    expect(queued).toEqual({
+      id: expect.any(String),
+      webhook_id: hook,
+      workspace_id: ws,
+      event: WEBHOOK_TEST_EVENT,
+      event_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      status: 'pending',
+      attempts: 0,
+      status_code: null,
+      error: null,
+      duration_ms: null,
+      last_attempt_at: null,
+      created_at: expect.stringMatching(ISO),
+      attempt_log: [],
+    });
+    const [row] = await ds.query(`SELECT owner, next_trigger, data::text AS data FROM webhooks.deliveries WHERE id = $1`, [queued.id]);
+    expect(row.owner).toBeNull();
+    expect(row.next_trigger).toBe('manual');
+    expect(JSON.parse(row.data)).toEqual({ test: true, webhook_id: hook, chatbot_id: bot, message: 'A test event sent from the console. No action is needed.' });
+    await waitFor('the notification', () => woken.some((n) => n.payload === queued.id));
+    // Each test is a delivery of its own.
+    const again = await admin.sendTest(hook, ws);
+    expect(again.id).not.toBe(queued.id);
+    expect((await admin.deliveries(hook, { workspaceId: ws })).map((d) => d.id)).toEqual([again.id, queued.id]);
+  });
+});
+
+describe('within a workspace', () => {
+  it('deliveries, delivery and redeliver of another workspace are not found; an open delivery is a state error', async () => {
+    const [ws, other] = [await newWorkspace(), await newWorkspace()];
+    const hook = await newWebhook(ws);
+    const finished = await insertDelivery(hook, { status: 'failed', statusCode: 500 });
+    const open = await insertDelivery(hook, { status: 'pending', attempts: 0, lastAttemptAt: null });
+    await expect(admin.deliveries(hook, { workspaceId: other })).rejects.toBeInstanceOf(WebhookNotFoundError);
+    await expect(admin.delivery(finished, other)).rejects.toBeInstanceOf(WebhookNotFoundError);
+    await expect(admin.redeliver(finished, other)).rejects.toBeInstanceOf(WebhookNotFoundError);
+    expect(await admin.delivery(finished)).toMatchObject({ status: 'failed' });
+    await expect(admin.redeliver(open, ws)).rejects.toBeInstanceOf(WebhookStateError);
+    await expect(admin.redeliver(finished, ws)).resolves.toMatchObject({ id: finished, status: 'pending' });
   });
 });

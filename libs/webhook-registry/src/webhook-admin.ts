@@ -10,6 +10,29 @@ import { checkWebhookUrl } from './webhook-url';
 /** A refused admin request (unknown id, bad URL …): the message is for the operator. */
 export class WebhookInputError extends Error {}
 
+/** The request named a record that does not exist (in the workspace it was asked for): 404 at an edge. */
+export class WebhookNotFoundError extends WebhookInputError {
+  constructor(
+    readonly what: 'Workspace' | 'Bot' | 'Webhook' | 'Delivery',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The record is not in a state that allows the change (a redeliver of a delivery still open): 409 at an edge. */
+export class WebhookStateError extends WebhookInputError {}
+
+/** Longest webhook name (the contract's WEBHOOK_NAME_MAX). */
+export const WEBHOOK_NAME_MAX_CHARS = 100;
+
+/**
+ * The event type of a test delivery ("Send test event"): not one of the five events, so that a
+ * receiver acting on those never mistakes a test for a real lead or booking (docs/decisions.md,
+ * "Issue 16: webhook test events"). Signed and sent like any delivery.
+ */
+export const WEBHOOK_TEST_EVENT = 'webhook.test';
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function requireUuid(value: string, what: string): void {
@@ -30,6 +53,8 @@ export interface LastDeliveryView {
 export interface WebhookView {
   id: string;
   workspace_id: string;
+  /** What it is for; its endpoint's host unless named. */
+  name: string;
   url: string;
   events: WebhookEventType[];
   /** Null: every bot of the workspace. */
@@ -74,6 +99,8 @@ export interface DeliveryView {
 
 export interface CreateWebhookInput {
   workspaceId: string;
+  /** Absent or blank: the endpoint's host. */
+  name?: string | null;
   url: string;
   /** Event kinds, or ['all'] for the five. */
   events: string[];
@@ -105,6 +132,7 @@ const iso = (v: Date | string | null): string | null => (v === null ? null : new
 interface WebhookRow {
   id: string;
   tenant_id: string;
+  name: string;
   url: string;
   events: string[];
   bot_id: string | null;
@@ -116,6 +144,7 @@ function webhookFields(row: WebhookRow) {
   return {
     id: row.id,
     workspace_id: row.tenant_id,
+    name: row.name,
     url: row.url,
     events: row.events as WebhookEventType[],
     bot_id: row.bot_id,
@@ -186,9 +215,11 @@ export class WebhookAdmin {
     const events = parseWebhookEvents(input.events);
     const botId = input.botId ?? null;
     if (botId !== null) requireUuid(botId, '--bot');
+    const name = input.name?.trim() || null;
+    if (name !== null && [...name].length > WEBHOOK_NAME_MAX_CHARS) throw new WebhookInputError(`--name must be at most ${WEBHOOK_NAME_MAX_CHARS} characters`);
     const workspace = await this.workspace(input.workspaceId);
     if (botId !== null && !(await this.directory.isBotOf(input.workspaceId, botId))) {
-      throw new WebhookInputError(`no bot with id ${botId} in workspace ${input.workspaceId}`);
+      throw new WebhookNotFoundError('Bot', `no bot with id ${botId} in workspace ${input.workspaceId}`);
     }
     const checked = await checkWebhookUrl(input.url.trim(), this.opts.policy, { resolver: this.opts.resolver });
     if (!checked.ok) throw new WebhookInputError(`--url refused: ${checked.reason}`);
@@ -200,9 +231,10 @@ export class WebhookAdmin {
       if (n >= this.opts.maxPerWorkspace) throw new WebhookInputError(`workspace ${input.workspaceId} already has ${n} webhooks (at most ${this.opts.maxPerWorkspace})`);
       const [created] = await queryRows<WebhookRow>(
         m,
-        `INSERT INTO webhooks.webhooks (tenant_id, url, events, bot_id, secret) VALUES ($1, $2, $3, $4, $5)
-         RETURNING id, tenant_id, url, events, bot_id, created_at`,
-        [input.workspaceId, checked.url, events, botId, this.opts.secrets.seal(secret)],
+        `INSERT INTO webhooks.webhooks (tenant_id, name, url, events, bot_id, secret) VALUES ($1, $2, $3, $4, $5, $6)
+         RETURNING id, tenant_id, name, url, events, bot_id, created_at`,
+        // A null name is the endpoint's host (a trigger of the table says so once for every writer).
+        [input.workspaceId, name, checked.url, events, botId, this.opts.secrets.seal(secret)],
       );
       return created;
     });
@@ -218,7 +250,7 @@ export class WebhookAdmin {
     await this.workspace(workspaceId);
     const rows = await queryRows<WebhookRow & { last: (Omit<LastDeliveryView, 'at'> & { at: string | null }) | null }>(
       this.ds,
-      `SELECT w.id, w.tenant_id, w.url, w.events, w.bot_id, w.created_at,
+      `SELECT w.id, w.tenant_id, w.name, w.url, w.events, w.bot_id, w.created_at,
               (SELECT json_build_object('delivery_id', d.id, 'event', d.event_type, 'event_id', d.event_id, 'status', d.status,
                                         'status_code', d.last_status_code, 'error', d.last_error, 'duration_ms', d.last_duration_ms,
                                         'at', d.last_attempt_at)
@@ -242,15 +274,60 @@ export class WebhookAdmin {
       `DELETE FROM webhooks.webhooks WHERE id = $1 AND ($2::uuid IS NULL OR tenant_id = $2) RETURNING id`,
       [id, workspaceId ?? null],
     );
-    if (rows.length === 0) throw new WebhookInputError(`no webhook with id ${id}${workspaceId ? ` in workspace ${workspaceId}` : ''}`);
+    if (rows.length === 0) throw new WebhookNotFoundError('Webhook', `no webhook with id ${id}${workspaceId ? ` in workspace ${workspaceId}` : ''}`);
     return { id, deleted: true };
   }
 
-  /** The delivery log of one webhook, newest first, each with its attempts. */
-  async deliveries(webhookId: string, opts: { limit?: number; status?: DeliveryStatus } = {}): Promise<DeliveryView[]> {
+  /**
+   * Replaces a webhook's signing secret (the old one stops signing at once: deliveries not yet
+   * sent are signed with the new one). The new secret is shown once, here.
+   */
+  async rotateSecret(id: string, workspaceId?: string): Promise<{ id: string; secret: string }> {
+    requireUuid(id, '--id');
+    if (workspaceId !== undefined) requireUuid(workspaceId, '--workspace');
+    const secret = generateSigningSecret();
+    const rows = await queryRows<{ id: string }>(
+      this.ds,
+      `UPDATE webhooks.webhooks SET secret = $3 WHERE id = $1 AND ($2::uuid IS NULL OR tenant_id = $2) RETURNING id`,
+      [id, workspaceId ?? null, this.opts.secrets.seal(secret)],
+    );
+    if (rows.length === 0) throw new WebhookNotFoundError('Webhook', `no webhook with id ${id}${workspaceId ? ` in workspace ${workspaceId}` : ''}`);
+    return { id, secret };
+  }
+
+  /**
+   * Queues a test delivery to a webhook (event WEBHOOK_TEST_EVENT, whatever events it subscribes
+   * to) and wakes the dispatcher, which signs and sends it like any other; its outcome is in the
+   * delivery log. Returns the delivery as queued.
+   */
+  async sendTest(id: string, workspaceId?: string): Promise<DeliveryView> {
+    requireUuid(id, '--id');
+    if (workspaceId !== undefined) requireUuid(workspaceId, '--workspace');
+    const rows = await this.ds.transaction(async (m) => {
+      const inserted = await queryRows<DeliveryRow>(
+        m,
+        `INSERT INTO webhooks.deliveries (tenant_id, webhook_id, event_id, event_type, occurred_at, data, next_trigger)
+         SELECT w.tenant_id, w.id, gen_random_uuid(), $3, clock_timestamp(),
+                json_build_object('test', true, 'webhook_id', w.id, 'chatbot_id', w.bot_id,
+                                  'message', 'A test event sent from the console. No action is needed.'),
+                'manual'
+           FROM webhooks.webhooks w WHERE w.id = $1 AND ($2::uuid IS NULL OR w.tenant_id = $2)
+         RETURNING *`,
+        [id, workspaceId ?? null, WEBHOOK_TEST_EVENT],
+      );
+      if (inserted.length) await m.query('SELECT pg_notify($1, $2)', [DELIVERIES_CHANNEL, inserted[0].id]);
+      return inserted;
+    });
+    if (rows.length === 0) throw new WebhookNotFoundError('Webhook', `no webhook with id ${id}${workspaceId ? ` in workspace ${workspaceId}` : ''}`);
+    return (await this.withAttempts(rows))[0];
+  }
+
+  /** The delivery log of one webhook (of `workspaceId` only, when given), newest first, each with its attempts. */
+  async deliveries(webhookId: string, opts: { limit?: number; status?: DeliveryStatus; workspaceId?: string } = {}): Promise<DeliveryView[]> {
     requireUuid(webhookId, '--webhook');
-    const exists = await queryRows(this.ds, `SELECT 1 FROM webhooks.webhooks WHERE id = $1`, [webhookId]);
-    if (exists.length === 0) throw new WebhookInputError(`no webhook with id ${webhookId}`);
+    if (opts.workspaceId !== undefined) requireUuid(opts.workspaceId, '--workspace');
+    const exists = await queryRows(this.ds, `SELECT 1 FROM webhooks.webhooks WHERE id = $1 AND ($2::uuid IS NULL OR tenant_id = $2)`, [webhookId, opts.workspaceId ?? null]);
+    if (exists.length === 0) throw new WebhookNotFoundError('Webhook', `no webhook with id ${webhookId}`);
     const rows = await queryRows<DeliveryRow>(
       this.ds,
       `SELECT * FROM webhooks.deliveries WHERE webhook_id = $1 AND ($2::text IS NULL OR status = $2)
@@ -260,10 +337,10 @@ export class WebhookAdmin {
     return this.withAttempts(rows);
   }
 
-  async delivery(id: string): Promise<DeliveryView> {
+  async delivery(id: string, workspaceId?: string): Promise<DeliveryView> {
     requireUuid(id, '--delivery');
-    const rows = await queryRows<DeliveryRow>(this.ds, `SELECT * FROM webhooks.deliveries WHERE id = $1`, [id]);
-    if (rows.length === 0) throw new WebhookInputError(`no delivery with id ${id}`);
+    const rows = await queryRows<DeliveryRow>(this.ds, `SELECT * FROM webhooks.deliveries WHERE id = $1 AND ($2::uuid IS NULL OR tenant_id = $2)`, [id, workspaceId ?? null]);
+    if (rows.length === 0) throw new WebhookNotFoundError('Delivery', `no delivery with id ${id}`);
     return (await this.withAttempts(rows))[0];
   }
 
@@ -272,21 +349,24 @@ export class WebhookAdmin {
    * afresh, with a new timestamp) and wakes the dispatcher. A delivery still pending or being sent
    * is refused. Returns the delivery as queued.
    */
-  async redeliver(id: string): Promise<DeliveryView> {
+  async redeliver(id: string, workspaceId?: string, webhookId?: string): Promise<DeliveryView> {
     requireUuid(id, '--delivery');
+    if (workspaceId !== undefined) requireUuid(workspaceId, '--workspace');
+    if (webhookId !== undefined) requireUuid(webhookId, '--webhook');
     const rows = await this.ds.transaction(async (m) => {
       const updated = await queryRows<DeliveryRow>(
         m,
         `UPDATE webhooks.deliveries SET status = 'pending', owner = NULL, lease_until = NULL, next_trigger = 'manual'
-          WHERE id = $1 AND status IN ('succeeded', 'failed') RETURNING *`,
-        [id],
+          WHERE id = $1 AND ($2::uuid IS NULL OR tenant_id = $2) AND ($3::uuid IS NULL OR webhook_id = $3) AND status IN ('succeeded', 'failed') RETURNING *`,
+        [id, workspaceId ?? null, webhookId ?? null],
       );
       if (updated.length) await m.query('SELECT pg_notify($1, $2)', [DELIVERIES_CHANNEL, id]);
       return updated;
     });
     if (rows.length === 0) {
-      const current = await this.delivery(id); // throws when unknown
-      throw new WebhookInputError(`delivery ${id} is ${current.status}; only a finished delivery (succeeded or failed) can be redelivered`);
+      const current = await this.delivery(id, workspaceId); // throws when unknown
+      if (webhookId !== undefined && current.webhook_id !== webhookId) throw new WebhookNotFoundError('Delivery', `no delivery with id ${id} for webhook ${webhookId}`);
+      throw new WebhookStateError(`delivery ${id} is ${current.status}; only a finished delivery (succeeded or failed) can be redelivered`);
     }
     return (await this.withAttempts(rows))[0];
   }
@@ -311,7 +391,7 @@ export class WebhookAdmin {
   /** The workspace, and whether its plan includes webhooks (spec part 1 rule 4). */
   private async workspace(id: string): Promise<{ webhooks: boolean }> {
     const facts = await this.directory.workspace(id);
-    if (!facts) throw new WebhookInputError(`no workspace with id ${id}`);
+    if (!facts) throw new WebhookNotFoundError('Workspace', `no workspace with id ${id}`);
     return { webhooks: hasWebhooks(facts) };
   }
 }

@@ -1,13 +1,16 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
-import { CallerContext, EMAILS_LIST_MAX, EmailView } from '@sa/contracts';
+import { CallerContext, EMAILS_LIST_MAX, EmailView, SendPersonEmailReply } from '@sa/contracts';
 import { dataSourceOptions } from '@sa/db';
 import { DomainError } from '@sa/errors';
 import { validateEnvelope } from '@sa/messaging';
 import { createTestDatabase } from '@sa/testing';
 import { MailHandler } from './mail.handler';
-import { MailRepository } from './mail.repository';
+import { ERASED_BODY, MailRepository } from './mail.repository';
+import { MailMessage, MailTransport } from './mail.transport';
+import { MailWorker } from './mail.worker';
+import { loadBookingsConfig } from '../config/bookings.config';
 
 // bookings.email.list (the admin CLI's `mail list`) against a migrated database: the handler as
 // the NATS transport calls it, and the envelope checks every handler makes.
@@ -85,4 +88,83 @@ it.each([
   }
   expect(err).toBeInstanceOf(DomainError);
   expect((err as DomainError).code).toBe('validation_failed');
+});
+
+describe('bookings.email.send: e-mails to people', () => {
+  const silent = { info: () => undefined, warn: () => undefined, error: () => undefined, child: () => silent } as never;
+  const sent: MailMessage[] = [];
+  let fail = 0;
+  const transport: MailTransport = {
+    send: async (m) => {
+      if (fail > 0) {
+        fail--;
+        throw new Error('454 try later');
+      }
+      sent.push(m);
+    },
+    close: () => undefined,
+  };
+  /** The handler as the transport calls it: no caller context (a password reset has no workspace). */
+  const send = (data: Record<string, unknown>) => (handler.send as unknown as (payload: unknown) => Promise<SendPersonEmailReply>)({ data });
+  const row = async (id: string) => (await ds.query(`SELECT tenant_id, booking_id, kind, status, attempts, body_text FROM bookings.emails WHERE id = $1`, [id]))[0];
+  const link = 'https://console.example.com/accept-invitation#token=SECRET-ONE-TIME';
+
+  beforeEach(async () => {
+    sent.length = 0;
+    fail = 0;
+    // Nothing else pending: the worker below sends only what these tests queue.
+    await ds.query(`UPDATE bookings.emails SET status = 'sent' WHERE status = 'pending'`);
+  });
+
+  it('queues an invitation, sends it, then erases the body (the link); `mail list` still lists it', async () => {
+    const ws = randomUUID();
+    const { id } = await send({ kind: 'invitation', to: 'new.admin@example.com', subject: 'You are invited', body_text: `Join us: ${link}`, workspace_id: ws });
+    expect(await row(id)).toEqual({ tenant_id: ws, booking_id: null, kind: 'invitation', status: 'pending', attempts: 0, body_text: `Join us: ${link}` });
+    const worker = new MailWorker(new MailRepository(ds), loadBookingsConfig({}), silent, transport);
+    expect(await worker.sendOne()).toBe(true);
+    expect(sent).toEqual([{ from: expect.any(String), to: 'new.admin@example.com', subject: 'You are invited', text: `Join us: ${link}`, messageId: `<${id}@support-agent>` }]);
+    expect(await row(id)).toMatchObject({ status: 'sent', attempts: 1, body_text: ERASED_BODY });
+    const [listed] = await list(ws);
+    expect(listed).toMatchObject({ id, workspace_id: ws, booking_id: null, kind: 'invitation', to: 'new.admin@example.com', status: 'sent', body_text: ERASED_BODY });
+    expect(JSON.stringify(await list(ws))).not.toContain('SECRET-ONE-TIME');
+  });
+
+  it('keeps the body while retrying, erases it once failed for good; a reset belongs to no workspace', async () => {
+    const { id } = await send({ kind: 'password_reset', to: 'ann@example.com', subject: 'Reset your password', body_text: link });
+    expect(await row(id)).toMatchObject({ tenant_id: null, booking_id: null, kind: 'password_reset' });
+    const worker = new MailWorker(new MailRepository(ds), { ...loadBookingsConfig({}), mailMaxAttempts: 2 }, silent, transport);
+    fail = 2;
+    expect(await worker.sendOne()).toBe(true);
+    expect(await row(id)).toMatchObject({ status: 'pending', attempts: 1, body_text: link });
+    await ds.query(`UPDATE bookings.emails SET next_attempt_at = now() WHERE id = $1`, [id]);
+    expect(await worker.sendOne()).toBe(true);
+    expect(await row(id)).toMatchObject({ status: 'failed', attempts: 2, body_text: ERASED_BODY });
+    expect(sent).toEqual([]);
+  });
+
+  it('leaves the body of visitor e-mails (they carry no link), and refuses malformed requests and booking kinds', async () => {
+    const ws = randomUUID();
+    const [b] = await ds.query(`INSERT INTO bookings.bookings (tenant_id, chatbot_id, name, email, phone) VALUES ($1, $2, 'Ann', 'ann@example.com', '123') RETURNING id`, [ws, randomUUID()]);
+    await ds.query(`INSERT INTO bookings.emails (tenant_id, booking_id, kind, to_address, subject, body_text) VALUES ($1, $2, 'confirm', 'ann@example.com', 'S', 'Confirmed')`, [ws, b.id]);
+    await new MailWorker(new MailRepository(ds), loadBookingsConfig({}), silent, transport).sendOne();
+    expect((await list(ws))[0]).toMatchObject({ kind: 'confirm', status: 'sent', body_text: 'Confirmed' });
+    // The table refuses a person's e-mail tied to a booking, and a visitor e-mail without one.
+    await expect(ds.query(`INSERT INTO bookings.emails (tenant_id, booking_id, kind, to_address, subject, body_text) VALUES ($1, $2, 'invitation', 'a@b.c', 'S', 'B')`, [ws, b.id])).rejects.toThrow(/emails_booking_check/);
+    await expect(ds.query(`INSERT INTO bookings.emails (tenant_id, kind, to_address, subject, body_text) VALUES ($1, 'confirm', 'a@b.c', 'S', 'B')`, [ws])).rejects.toThrow(/emails_booking_check/);
+    for (const data of [
+      { kind: 'confirm', to: 'a@example.com', subject: 'S', body_text: 'B' },
+      { kind: 'invitation', to: 'not an address', subject: 'S', body_text: 'B' },
+      { kind: 'invitation', to: 'a@example.com', subject: '', body_text: 'B' },
+      { kind: 'invitation', to: 'a@example.com', subject: 'S', body_text: 'B', workspace_id: 'nope' },
+      { kind: 'invitation', to: 'a@example.com', subject: 'S', body_text: 'B', booking_id: randomUUID() },
+    ]) {
+      let err: unknown;
+      try {
+        validateEnvelope('bookings.email.send', { data });
+      } catch (e) {
+        err = e;
+      }
+      expect([data, (err as DomainError)?.code]).toEqual([data, 'validation_failed']);
+    }
+  });
 });

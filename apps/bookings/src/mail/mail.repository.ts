@@ -1,13 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { EMAILS_LIST_DEFAULT, EmailStatus, EmailView } from '@sa/contracts';
+import { EMAILS_LIST_DEFAULT, EmailStatus, EmailView, PERSON_EMAIL_KINDS, SendPersonEmailRequest } from '@sa/contracts';
 import { queryRows } from '@sa/db';
+
+/**
+ * What replaces the body of an e-mail to a person once it is sent or has failed for good: the
+ * body carried a single-use link (an invitation, a password reset) that must not outlive it.
+ */
+export const ERASED_BODY = '[erased after sending: it carried a single-use link]';
+
+/** SQL: the body of a finished e-mail, erased for the kinds that carry a single-use link. */
+const FINISHED_BODY = `CASE WHEN kind = ANY('{${PERSON_EMAIL_KINDS.join(',')}}'::text[]) THEN '${ERASED_BODY}' ELSE body_text END`;
 
 export interface OutgoingEmail {
   id: string;
-  tenant_id: string;
-  booking_id: string;
+  /** Null for an e-mail to a person that concerns no workspace (a password reset). */
+  tenant_id: string | null;
+  /** Null for an e-mail to a person (no booking). */
+  booking_id: string | null;
   kind: string;
   to_address: string;
   subject: string;
@@ -43,7 +54,8 @@ export class MailRepository {
   }
 
   async markSent(m: EntityManager, id: string): Promise<void> {
-    await queryRows(m, `UPDATE bookings.emails SET status = 'sent', attempts = attempts + 1, last_error = NULL, sent_at = clock_timestamp() WHERE id = $1 RETURNING id`, [id]);
+    await queryRows(m, `UPDATE bookings.emails SET status = 'sent', attempts = attempts + 1, last_error = NULL, sent_at = clock_timestamp(), body_text = ${FINISHED_BODY}
+        WHERE id = $1 RETURNING id`, [id]);
   }
 
   /** A failed attempt: retried after `retryInMs`, or failed for good when `final`. */
@@ -52,10 +64,21 @@ export class MailRepository {
       m,
       `UPDATE bookings.emails
           SET attempts = attempts + 1, last_error = $2, status = CASE WHEN $3::boolean THEN 'failed' ELSE 'pending' END,
+              body_text = CASE WHEN $3::boolean THEN ${FINISHED_BODY} ELSE body_text END,
               next_attempt_at = clock_timestamp() + make_interval(secs => $4::double precision / 1000)
         WHERE id = $1 RETURNING id`,
       [id, error.slice(0, 2000), final, retryInMs],
     );
+  }
+
+  /** Queues an e-mail to a person (an invitation, a password reset); the insert wakes the mail worker. */
+  async enqueuePersonEmail(req: SendPersonEmailRequest): Promise<{ id: string }> {
+    const [row] = await queryRows<{ id: string }>(
+      this.ds,
+      `INSERT INTO bookings.emails (tenant_id, booking_id, kind, to_address, subject, body_text) VALUES ($1, NULL, $2, $3, $4, $5) RETURNING id`,
+      [req.workspace_id ?? null, req.kind, req.to, req.subject, req.body_text],
+    );
+    return { id: row.id };
   }
 
   /** The e-mails of one workspace (and booking, and status), newest first. */
@@ -70,7 +93,7 @@ export class MailRepository {
     );
     return rows.map((r) => ({
       id: r.id,
-      workspace_id: r.tenant_id,
+      workspace_id: r.tenant_id!,
       booking_id: r.booking_id,
       kind: r.kind,
       to: r.to_address,

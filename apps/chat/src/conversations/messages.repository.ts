@@ -136,6 +136,12 @@ export class MessagesRepository {
     return { ok: false, used: current?.messages ?? 0 };
   }
 
+  /** Messages counted against the workspace's quota in `now`'s month (UTC): what reserveMessage counts. */
+  async messagesInMonth(tenantId: string, now: Date): Promise<number> {
+    const [row] = await queryRows<{ messages: number }>(this.ds, `SELECT messages FROM chat.usage WHERE tenant_id = $1 AND month = $2::date`, [tenantId, usageMonth(now)]);
+    return row ? Number(row.messages) : 0;
+  }
+
   /**
    * Gives back a message reserved for `now`'s month (pass the reservation's `now`) when no reply
    * was stored, e.g. the model failed. Never goes below zero.

@@ -9,6 +9,7 @@ import { DbIdentitySource, PgIdentityFeed, TokenVerifier, mergePlanLimits, relay
 import { NATS_CONNECTION } from '@sa/messaging';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config/gateway.config';
 import { IdentityHandler } from '../identity/identity.handler';
+import { TokensHandler } from '../identity/tokens.handler';
 import { AuthGuard } from './auth.guard';
 import { ANONYMOUS_RATE_LIMITER, GATEWAY_LOGGER, PLAN_LIMITS, RATE_LIMITER } from './auth.tokens';
 import { WIDGET_RATE_LIMITER, WIDGET_ROUTES } from '../widget/widget-access';
@@ -34,11 +35,12 @@ class IdentityChangeRelay implements OnModuleInit {
  * Token verification, rate limiting (the EdgeGate counts every request before its body is read;
  * widget routes per client address with their own limit) and the global guard that checks each
  * route's scope. The gateway owns schema `identity`: it verifies from its own database, and
- * answers identity.* over NATS for the processes that do not own it (IdentityHandler).
+ * answers identity.* over NATS for the processes that do not own it (IdentityHandler), and manages
+ * a workspace's API tokens for its people (TokensHandler, asked by the console).
  */
 @Global()
 @Module({
-  controllers: [IdentityHandler],
+  controllers: [IdentityHandler, TokensHandler],
   providers: [
     { provide: DbIdentitySource, inject: [getDataSourceToken()], useFactory: (ds: DataSource) => new DbIdentitySource(ds) },
     {

@@ -1,13 +1,13 @@
 import { DynamicModule, INestApplication, Type } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
-import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
-import { ModulesContainer, NestFactory } from '@nestjs/core';
-import { FastifyAdapter } from '@nestjs/platform-fastify';
-import { ApiBearerAuth, ApiExtension, DECORATORS, DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { ApiBearerAuth, ApiExtension, DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { ChatChunk, ErrorObjectBody, Scope, ValidationErrorBody } from '@sa/contracts';
-import { contractSchemaName, documentContract, toOpenApi31 } from '@sa/edge';
+import { type Route, contractSchemaName, controllersOf, declareRouteContracts, deepFreeze, fromModulePreview, reachableSchemas, toOpenApi31 } from '@sa/edge';
 import { PUBLIC_KEY, SCOPE_KEY } from '../auth/route-access.decorator';
 import { codesFor, widgetCodesFor } from './api-responses';
+
+// The route helpers live in libs/edge (the console's document uses them too); re-exported for the gateway's specs.
+export type { Route, RouteContracts } from '@sa/edge';
+export { contractsOf, controllersOf, deepFreeze, routesOf } from '@sa/edge';
 
 /*
  * The OpenAPI 3.1.0 documents the gateway serves: the REST API at GET /v1/openapi.json (spec part
@@ -139,41 +139,7 @@ const WIDGET: DocumentSpec = {
 };
 
 // ---------------------------------------------------------------------------------------------
-// Before generation: the contract classes and the access declarations of every route.
-
-export interface Route {
-  controller: Type;
-  handler: string;
-  method: string;
-  path: string;
-}
-
-/** The controllers registered in the application. */
-export function controllersOf(app: INestApplication): Type[] {
-  const out = new Set<Type>();
-  for (const module of app.get(ModulesContainer).values()) for (const wrapper of module.controllers.values()) out.add(wrapper.metatype as Type);
-  return [...out];
-}
-
-const METHODS = ['get', 'post', 'put', 'delete', 'patch', 'all', 'options', 'head', 'search'];
-
-/** Every route of a controller: its handler methods with Nest's path and method metadata. */
-export function routesOf(controller: Type): Route[] {
-  const proto = controller.prototype as Record<string, unknown>;
-  return Object.getOwnPropertyNames(proto)
-    .filter((name) => name !== 'constructor' && typeof Object.getOwnPropertyDescriptor(proto, name)?.value === 'function')
-    .flatMap((handler) => {
-      const fn = proto[handler] as object;
-      const method = Reflect.getMetadata(METHOD_METADATA, fn) as number | undefined;
-      const path = Reflect.getMetadata(PATH_METADATA, fn) as string | string[] | undefined;
-      if (method === undefined || path === undefined) return [];
-      const segments = [Reflect.getMetadata(PATH_METADATA, controller) as string | undefined, Array.isArray(path) ? path[0] : path]
-        .flatMap((p) => (p ?? '').split('/'))
-        .filter(Boolean)
-        .map((s) => (s.startsWith(':') ? `{${s.slice(1)}}` : s));
-      return [{ controller, handler, method: METHODS[method], path: `/${segments.join('/')}` }];
-    });
-}
+// Before generation: the access declarations of every route.
 
 /** The scope a route requires (@RequireScope), or undefined for a public route. */
 export const scopeOf = (route: Route): Scope | undefined => {
@@ -181,95 +147,22 @@ export const scopeOf = (route: Route): Scope | undefined => {
   return Reflect.getMetadata(PUBLIC_KEY, fn) === true ? undefined : (Reflect.getMetadata(SCOPE_KEY, fn) ?? Reflect.getMetadata(SCOPE_KEY, route.controller));
 };
 
-const INPUTS: Partial<Record<RouteParamtypes, 'body' | 'query' | 'path'>> = {
-  [RouteParamtypes.BODY]: 'body',
-  [RouteParamtypes.QUERY]: 'query',
-  [RouteParamtypes.PARAM]: 'path',
-};
-
-/** The contract classes of a route: what it takes (body, query, path parameters) and what it answers (views). */
-export interface RouteContracts {
-  body?: Type;
-  query?: Type;
-  path?: Type;
-  views: Type[];
-}
-
-const isContract = (type: unknown): type is Type => typeof type === 'function' && type !== Object && type !== String && type !== Number && type !== Boolean;
-
-export function contractsOf(route: Route): RouteContracts {
-  const { controller, handler } = route;
-  const fn = (controller.prototype as Record<string, object>)[handler];
-  const out: RouteContracts = { views: [] };
-  // Parameters bound with @Body/@Query/@Param(dto(Contract, …)): their declared types.
-  const types = (Reflect.getMetadata('design:paramtypes', controller.prototype, handler) ?? []) as unknown[];
-  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, handler) ?? {}) as Record<string, { index: number }>;
-  for (const [key, arg] of Object.entries(args)) {
-    const where = INPUTS[Number(key.split(':')[0]) as RouteParamtypes];
-    if (where && isContract(types[arg.index])) out[where] = types[arg.index] as Type;
-  }
-  // A body the handler reads itself, named with @ApiBody.
-  for (const param of (Reflect.getMetadata(DECORATORS.API_PARAMETERS, fn) ?? []) as { in?: string; type?: unknown }[]) {
-    if (param.in === 'body' && isContract(param.type)) out.body = param.type;
-  }
-  out.views = [...((Reflect.getMetadata(DECORATORS.API_EXTRA_MODELS, controller) ?? []) as Type[]), ...((Reflect.getMetadata(DECORATORS.API_EXTRA_MODELS, fn) ?? []) as Type[])];
-  return out;
-}
-
-const declared = new WeakSet<object>();
-
 /**
- * Declares what swagger needs beyond the controllers' own decorators: the contract classes a route
- * takes (requests: closed to unknown members, as validateDto refuses them) or answers (views), and
- * the security of a route with @RequireScope (its bearer token and `x-required-scope`). Idempotent.
+ * Declares what swagger needs beyond the controllers' own decorators: the contract classes of
+ * every route (libs/edge), and the security of a route with @RequireScope (its bearer token and
+ * `x-required-scope`). Idempotent.
  */
 function declareRoutes(controllers: Type[], models: Type[]): void {
-  for (const model of models) documentContract(model);
-  for (const route of controllers.flatMap(routesOf)) {
-    const fn = (route.controller.prototype as Record<string, object>)[route.handler];
-    if (declared.has(fn)) continue;
-    declared.add(fn);
-    const { body, query, path, views } = contractsOf(route);
-    for (const input of [body, query, path]) if (input) documentContract(input, { closed: true });
-    for (const view of views) documentContract(view);
+  declareRouteContracts(controllers, models, (route, descriptor) => {
     const scope = scopeOf(route);
-    if (scope) {
-      const descriptor = Object.getOwnPropertyDescriptor(route.controller.prototype, route.handler)!;
-      ApiBearerAuth('bearerAuth')(route.controller.prototype, route.handler, descriptor);
-      ApiExtension('x-required-scope', scope)(route.controller.prototype, route.handler, descriptor);
-    }
-  }
+    if (!scope) return;
+    ApiBearerAuth('bearerAuth')(route.controller.prototype, route.handler, descriptor);
+    ApiExtension('x-required-scope', scope)(route.controller.prototype, route.handler, descriptor);
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
 // After generation.
-
-/** Every `$ref` target under `node`. */
-function refsIn(node: unknown, out = new Set<string>()): Set<string> {
-  if (Array.isArray(node)) node.forEach((n) => refsIn(n, out));
-  else if (node && typeof node === 'object') {
-    for (const [k, v] of Object.entries(node)) {
-      if (k === '$ref' && typeof v === 'string') out.add(v);
-      else refsIn(v, out);
-    }
-  }
-  return out;
-}
-
-/** The component schemas reachable from `roots`, in the order swagger wrote them. */
-function reachableSchemas(all: Record<string, Json>, roots: unknown[]): Record<string, Json> {
-  const keep = new Set<string>();
-  const queue = [...refsIn(roots)];
-  while (queue.length) {
-    const ref = queue.pop()!;
-    const name = ref.replace('#/components/schemas/', '');
-    if (ref === name || keep.has(name)) continue;
-    if (!all[name]) throw new Error(`the document refers to a schema it lacks: ${ref}`);
-    keep.add(name);
-    queue.push(...refsIn(all[name]));
-  }
-  return Object.fromEntries(Object.entries(all).filter(([name]) => keep.has(name)));
-}
 
 /**
  * The steps after generation, for one document: its routes only, with paths relative to its
@@ -313,14 +206,6 @@ function finish(raw: OpenAPIObject, spec: DocumentSpec): OpenApiDocument {
   return deepFreeze(toOpenApi31(JSON.parse(JSON.stringify(doc)) as OpenApiDocument));
 }
 
-export function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const member of Object.values(value)) deepFreeze(member);
-  }
-  return value;
-}
-
 /** Both documents of an application (the gateway's, or a preview of it). */
 export function buildApiDocuments(app: INestApplication): ApiDocuments {
   const controllers = controllersOf(app);
@@ -331,16 +216,7 @@ export function buildApiDocuments(app: INestApplication): ApiDocuments {
   return { rest: build(REST), widget: build(WIDGET) };
 }
 
-/**
- * Both documents of a gateway module, from a preview of it: Nest resolves the module's graph
- * without instantiating anything (no database, no NATS), which is all swagger reads.
- */
-export async function createApiDocuments(module: DynamicModule | Type): Promise<ApiDocuments> {
-  const app = await NestFactory.create(module, new FastifyAdapter(), { preview: true, logger: false, abortOnError: false });
-  try {
-    return buildApiDocuments(app);
-  } finally {
-    // Not app.close(): a preview's providers were never created, so their shutdown hooks must not run.
-    await app.getHttpAdapter().close();
-  }
+/** Both documents of a gateway module, from a preview of it (no database, no NATS). */
+export function createApiDocuments(module: DynamicModule | Type): Promise<ApiDocuments> {
+  return fromModulePreview(module, buildApiDocuments);
 }

@@ -1,11 +1,15 @@
 import { Controller } from '@nestjs/common';
-import { CallerContext, IngestKbRequest, KbDocumentView, KbIngestAccepted, ListKbRequest } from '@sa/contracts';
+import { CallerContext, IngestKbRequest, KbDocumentView, KbIngestAccepted, ListKbRequest, PageUsageView, UsageRequest } from '@sa/contracts';
 import { RpcHandler } from '@sa/messaging';
+import { DocumentsRepository } from './documents.repository';
 import { DocumentsService } from './documents.service';
 
 @Controller()
 export class DocumentsHandler {
-  constructor(private readonly documents: DocumentsService) {}
+  constructor(
+    private readonly documents: DocumentsService,
+    private readonly repository: DocumentsRepository,
+  ) {}
 
   @RpcHandler('knowledge.document.ingest')
   ingest(req: IngestKbRequest, ctx: CallerContext): Promise<KbIngestAccepted> {
@@ -15,5 +19,15 @@ export class DocumentsHandler {
   @RpcHandler('knowledge.document.list')
   list(req: ListKbRequest, ctx: CallerContext): Promise<KbDocumentView[]> {
     return this.documents.list(ctx, req);
+  }
+
+  /**
+   * knowledge.usage.get: pages stored per bot, the quantity the `pages per bot` limit counts
+   * (documents that did not fail). Workspace-wide documents (no bot) are not a bot's pages.
+   */
+  @RpcHandler('knowledge.usage.get')
+  async usage(_req: UsageRequest, ctx: CallerContext): Promise<PageUsageView> {
+    const bots = await this.repository.pagesPerBot(ctx.tenantId);
+    return { bots: ctx.botIds ? bots.filter((b) => ctx.botIds!.includes(b.bot_id)) : bots };
   }
 }

@@ -73,6 +73,16 @@ export class DocumentsRepository {
     return row.n;
   }
 
+  /** Pages per bot of a workspace, counted as countPages counts them (bots with none are absent). */
+  async pagesPerBot(tenantId: string): Promise<{ bot_id: string; pages: number }[]> {
+    const rows: { bot_id: string; pages: number }[] = await this.ds.query(
+      `SELECT chatbot_id AS bot_id, count(*)::int AS pages FROM knowledge.documents
+        WHERE tenant_id = $1 AND chatbot_id IS NOT NULL AND status <> 'failed' GROUP BY chatbot_id ORDER BY chatbot_id`,
+      [tenantId],
+    );
+    return rows.map((r) => ({ bot_id: r.bot_id, pages: Number(r.pages) }));
+  }
+
   async insert(m: EntityManager, d: NewDocument): Promise<DocumentRow> {
     const [row] = await m.query(
       `INSERT INTO knowledge.documents (tenant_id, chatbot_id, title, source_url, source_type, content, parent_id, discover, page_quota)

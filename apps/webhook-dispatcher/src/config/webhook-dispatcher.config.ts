@@ -33,6 +33,8 @@ export const loadWebhookDispatcherConfig = (source: Record<string, string | unde
        */
       secretKey: webhookSecretKeyConfig,
       userAgent: env.str('WEBHOOK_USER_AGENT', DEFAULT_WEBHOOK_USER_AGENT),
+      /** Webhooks one workspace may have (created through the console; the admin CLI reads the same variable). */
+      maxPerWorkspace: env.int('WEBHOOK_MAX_PER_WORKSPACE', 20, { min: 1, max: 1000 }),
       /** This dispatcher's name in the delivery log's leases: unique per running process. */
       instanceId: env.str('WEBHOOK_DISPATCHER_ID', `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`),
     },

@@ -1,0 +1,83 @@
+import { IsArray, IsBoolean, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Max, Min } from 'class-validator';
+import { Type } from 'class-transformer';
+import { BILLING_STATUSES, BillingStatus, PLANS, Plan } from './plans';
+import { Doc, Nested, Nullable } from './schema-docs';
+import { WorkspaceParams } from './console';
+import { DELIVERIES_LIST_MAX, ROLES, Role } from './management';
+
+/*
+ * The console's workspace pages (apps/console, /api/workspaces/{workspaceId}): the workspace's
+ * plan, live access and usage, its bots for pickers, and the path parameters of the token and
+ * webhook routes. Tokens and webhooks themselves are the classes of management.ts.
+ */
+
+export const DELIVERIES_PAGE_DEFAULT = 50;
+
+export class TokenParams extends WorkspaceParams {
+  @IsUUID('all') tokenId: string;
+}
+
+export class WebhookParams extends WorkspaceParams {
+  @IsUUID('all') webhookId: string;
+}
+
+export class DeliveryParams extends WebhookParams {
+  @IsUUID('all') deliveryId: string;
+}
+
+export class DeliveriesQuery {
+  @Doc(`1 to ${DELIVERIES_LIST_MAX}; default ${DELIVERIES_PAGE_DEFAULT}. Newest first.`) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(DELIVERIES_LIST_MAX) limit?: number;
+}
+
+@Doc({ name: 'BotOption', description: 'A bot of the workspace, for pickers (its name is user text: render it as text).' })
+export class BotOptionView {
+  @IsUUID() id: string;
+  @IsString() name: string;
+}
+
+export const LIVE_ACCESS_CODES = ['api_locked'] as const;
+
+@Doc({ name: 'LiveAccess', description: 'Whether the workspace has live API access (spec part 5 rule 6); without it every API request fails with 402 `api_locked`.' })
+export class LiveAccessView {
+  @IsBoolean() ok: boolean;
+  @Doc('`api_locked` when there is no live access.') @Nullable() @IsIn(LIVE_ACCESS_CODES) code: 'api_locked' | null;
+  @Doc('Why the API is locked and what unlocks it; null when it is not.') @Nullable() @IsString() reason: string | null;
+}
+
+@Doc({ name: 'Quota', description: 'Use of one limit. `limit` null: no limit.' })
+export class QuotaView {
+  @IsInt() used: number;
+  @Nullable() @IsInt() limit: number | null;
+}
+
+@Doc({ name: 'BotPages', description: 'Knowledge pages of one bot, as the pages-per-bot limit counts them.' })
+export class BotPagesView {
+  @IsUUID() bot_id: string;
+  @IsString() name: string;
+  @IsInt() pages: number;
+}
+
+@Doc({ name: 'PagesPerBot', description: 'The pages-per-bot limit and each bot\'s pages.' })
+export class PagesPerBotView {
+  @Nullable() @IsInt() limit: number | null;
+  @IsArray() @Nested(() => BotPagesView) bots: BotPagesView[];
+}
+
+@Doc({ name: 'WorkspaceUsage', description: 'Usage against the quotas.' })
+export class WorkspaceUsageView {
+  @Doc('Messages answered this calendar month (UTC) through the API and agents (widget messages have a budget per bot).') @Nested(() => QuotaView) messages_this_month: QuotaView;
+  @Doc('Bots using a slot of the plan (or, on an enterprise contract, a tier slot).') @Nested(() => QuotaView) bot_slots: QuotaView;
+  @Nested(() => PagesPerBotView) pages_per_bot: PagesPerBotView;
+}
+
+@Doc({ name: 'Workspace', description: 'A workspace as its people see it: plan, live-access state and usage (read-only; billing is out of scope).' })
+export class WorkspaceView {
+  @IsUUID() id: string;
+  @IsString() name: string;
+  @Doc('The caller\'s role.') @IsIn(ROLES) role: Role;
+  @IsIn(PLANS) plan: Plan;
+  @IsIn(BILLING_STATUSES) billing_status: BillingStatus;
+  @Nullable() @IsISO8601() trial_ends_at: string | null;
+  @Nested(() => LiveAccessView) live_access: LiveAccessView;
+  @Nested(() => WorkspaceUsageView) usage: WorkspaceUsageView;
+}
