@@ -60,6 +60,20 @@ export default [
     },
   },
   {
+    // The console's web application: user text is always rendered as text (STYLE.md, "Browser code").
+    files: ['apps/console/web/**/*.ts', 'apps/console/web/**/*.tsx'],
+    rules: {
+      'no-console': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']", message: 'Render user text as text: no dangerouslySetInnerHTML.' },
+        { selector: "MemberExpression[property.name=/^(innerHTML|outerHTML)$/]", message: 'Render user text as text: no innerHTML.' },
+        { selector: "CallExpression[callee.property.name='insertAdjacentHTML']", message: 'Render user text as text: no insertAdjacentHTML.' },
+      ],
+    },
+  },
+  {
     files: ['**/*.spec.ts', '**/*.int-spec.ts', 'e2e/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@nx/enforce-module-boundaries': boundaries({ testFiles: true }),

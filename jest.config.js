@@ -29,6 +29,8 @@ const common = {
   resolver: '<rootDir>/tools/jest/resolver.js',
   moduleFileExtensions: ['ts', 'js', 'json'],
   modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/libs/[^/]+/dist/'],
+  // The console's web application (browser code, JSX) is tested in a real browser (e2e/console).
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/apps/console/web/'],
 };
 
 module.exports = {

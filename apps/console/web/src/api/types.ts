@@ -1,0 +1,36 @@
+import type { paths } from './schema';
+
+/*
+ * The views the pages use, taken from the API's paths (not from schema names), so that the
+ * generated schema can replace the hand-written one without touching the pages.
+ */
+type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+type Ok<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { responses: infer R }
+  ? R extends { 200: infer A } ? Json<A> : R extends { 201: infer A } ? Json<A> : R extends { 202: infer A } ? Json<A> : never
+  : never;
+type Created<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { responses: { 201: infer A } } ? Json<A> : never;
+type Body<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
+type Item<T> = T extends { data: (infer I)[] } ? I : never;
+
+type W = '/workspaces/{workspaceId}';
+type WP<S extends string> = `${W}${S}` & keyof paths;
+
+export type Session = Ok<'/session', 'get'>;
+export type SessionWorkspace = Session['workspaces'][number];
+export type Role = SessionWorkspace['role'];
+export type InvitationPreview = Ok<'/invitations/{token}', 'get'>;
+export type Workspace = Ok<W, 'get'>;
+export type Bot = Item<Ok<WP<'/bots'>, 'get'>>;
+export type ApiToken = Item<Ok<WP<'/tokens'>, 'get'>>;
+export type CreateApiToken = Body<WP<'/tokens'>, 'post'>;
+export type CreatedApiToken = Created<WP<'/tokens'>, 'post'>;
+export type Webhook = Item<Ok<WP<'/webhooks'>, 'get'>>;
+export type LastDelivery = NonNullable<Webhook['last_delivery']>;
+export type CreateWebhook = Body<WP<'/webhooks'>, 'post'>;
+export type CreatedWebhook = Created<WP<'/webhooks'>, 'post'>;
+export type WebhookSecret = Ok<WP<'/webhooks/{webhookId}/rotate-secret'>, 'post'>;
+export type Delivery = Item<Ok<WP<'/webhooks/{webhookId}/deliveries'>, 'get'>>;
+export type Member = Item<Ok<WP<'/members'>, 'get'>>;
+export type Invitation = Item<Ok<WP<'/invitations'>, 'get'>>;
+export type InviteBody = Body<WP<'/invitations'>, 'post'>;
+export type AuditEntry = Item<Ok<WP<'/audit'>, 'get'>>;

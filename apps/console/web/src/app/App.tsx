@@ -1,0 +1,77 @@
+import { QueryClientProvider } from '@tanstack/react-query';
+import { useState } from 'react';
+import { createBrowserRouter, Navigate, Outlet, RouterProvider, useHref, useNavigate } from 'react-router';
+import { RouterProvider as AriaRouterProvider } from 'react-aria-components';
+import { useSession } from '../api/session';
+import { Loading, ErrorMessage } from '../components/Messages';
+import { AcceptInvitationPage } from '../pages/accept-invitation/AcceptInvitationPage';
+import { AuditPage } from '../pages/audit/AuditPage';
+import { ConsoleLayout } from '../pages/layout/ConsoleLayout';
+import { ForgotPasswordPage } from '../pages/forgot-password/ForgotPasswordPage';
+import { MembersPage } from '../pages/members/MembersPage';
+import { NoWorkspacePage } from '../pages/no-workspace/NoWorkspacePage';
+import { NotFoundPage } from '../pages/not-found/NotFoundPage';
+import { ResetPasswordPage } from '../pages/reset-password/ResetPasswordPage';
+import { SignInPage } from '../pages/sign-in/SignInPage';
+import { TokensPage } from '../pages/tokens/TokensPage';
+import { WebhookPage } from '../pages/webhook/WebhookPage';
+import { WebhooksPage } from '../pages/webhooks/WebhooksPage';
+import { WorkspacePage } from '../pages/workspace/WorkspacePage';
+import { createQueryClient } from './query-client';
+
+/** Lets react-aria links navigate through the router. */
+function Root() {
+  const navigate = useNavigate();
+  return (
+    <AriaRouterProvider navigate={navigate} useHref={useHref}>
+      <Outlet />
+    </AriaRouterProvider>
+  );
+}
+
+/** `/`: the first workspace's tokens, or the sign-in page. */
+function Home() {
+  const session = useSession();
+  if (session.isPending) return <Loading what="the console" />;
+  if (session.isError) return <ErrorMessage error={session.error} />;
+  if (!session.data) return <Navigate to="/sign-in" replace />;
+  const first = session.data.workspaces[0];
+  return first ? <Navigate to={`/w/${encodeURIComponent(first.id)}/tokens`} replace /> : <NoWorkspacePage />;
+}
+
+const router = createBrowserRouter([
+  {
+    element: <Root />,
+    children: [
+      { path: '/', element: <Home /> },
+      { path: '/sign-in', element: <SignInPage /> },
+      { path: '/forgot-password', element: <ForgotPasswordPage /> },
+      { path: '/reset-password', element: <ResetPasswordPage /> },
+      { path: '/accept-invitation', element: <AcceptInvitationPage /> },
+      {
+        path: '/w/:workspaceId',
+        element: <ConsoleLayout />,
+        children: [
+          { index: true, element: <Navigate to="tokens" replace /> },
+          { path: 'tokens', element: <TokensPage /> },
+          { path: 'webhooks', element: <WebhooksPage /> },
+          { path: 'webhooks/:webhookId', element: <WebhookPage /> },
+          { path: 'members', element: <MembersPage /> },
+          { path: 'workspace', element: <WorkspacePage /> },
+          { path: 'audit', element: <AuditPage /> },
+          { path: '*', element: <NotFoundPage /> },
+        ],
+      },
+      { path: '*', element: <NotFoundPage /> },
+    ],
+  },
+]);
+
+export function App() {
+  const [queryClient] = useState(createQueryClient);
+  return (
+    <QueryClientProvider client={queryClient}>
+      <RouterProvider router={router} />
+    </QueryClientProvider>
+  );
+}

@@ -1,0 +1,88 @@
+import type { ReactNode } from 'react';
+import { Checkbox, FieldError, Input, Label, Text, TextField, type TextFieldProps } from 'react-aria-components';
+
+interface TextInputProps extends Omit<TextFieldProps, 'children' | 'className'> {
+  label: string;
+  description?: ReactNode;
+  placeholder?: string;
+}
+
+/** A labelled text input with its description and validation message. */
+export function TextInput({ label, description, placeholder, ...props }: TextInputProps) {
+  return (
+    <TextField className="field" {...props}>
+      <Label className="field__label">
+        {label}
+        {props.isRequired ? null : <span className="field__optional"> (optional)</span>}
+      </Label>
+      <Input className="field__input" placeholder={placeholder} />
+      {description ? (
+        <Text slot="description" className="field__description">
+          {description}
+        </Text>
+      ) : null}
+      <FieldError className="field__error" />
+    </TextField>
+  );
+}
+
+interface SelectInputProps {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  options: { value: string; label: string }[];
+  description?: string;
+  id?: string;
+  isDisabled?: boolean;
+  hideLabel?: boolean;
+  accessibleLabel?: string;
+}
+
+/**
+ * A native select: keyboard and screen readers know it everywhere, and browser automation can
+ * choose an option by its label (`selectOption`).
+ */
+export function SelectInput({ label, value, onChange, options, description, id, isDisabled, hideLabel, accessibleLabel }: SelectInputProps) {
+  const selectId = id ?? `select-${label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+  return (
+    <div className={`field field--select${hideLabel ? ' field--compact' : ''}`}>
+      <label className={hideLabel ? 'visually-hidden' : 'field__label'} htmlFor={selectId}>
+        {label}
+      </label>
+      <select
+        id={selectId}
+        className="field__select"
+        value={value}
+        disabled={isDisabled}
+        aria-label={accessibleLabel}
+        aria-describedby={description ? `${selectId}-description` : undefined}
+        onChange={(e) => onChange(e.target.value)}
+      >
+        {options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+      {description ? (
+        <p id={`${selectId}-description`} className="field__description">
+          {description}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** A checkbox whose accessible name is exactly its visible label. */
+export function CheckboxItem({ value, children }: { value: string; children: ReactNode }) {
+  return (
+    <Checkbox value={value} className="checkbox">
+      <span className="checkbox__box" aria-hidden="true">
+        <svg viewBox="0 0 18 18" focusable="false">
+          <polyline points="3.5 9.5 7.5 13 14.5 5" />
+        </svg>
+      </span>
+      <span className="checkbox__label">{children}</span>
+    </Checkbox>
+  );
+}

@@ -1,0 +1,26 @@
+import { NavLink } from 'react-router';
+
+const ENTRIES = [
+  { to: 'tokens', label: 'API tokens' },
+  { to: 'webhooks', label: 'Webhooks' },
+  { to: 'members', label: 'Members' },
+  { to: 'workspace', label: 'Workspace' },
+  { to: 'audit', label: 'Audit log' },
+];
+
+/** The console's sections; the current one is marked aria-current="page". */
+export function Navigation({ workspaceId }: { workspaceId: string }) {
+  return (
+    <nav className="sidenav" aria-label="Console">
+      <ul>
+        {ENTRIES.map((e) => (
+          <li key={e.to}>
+            <NavLink to={`/w/${encodeURIComponent(workspaceId)}/${e.to}`} className="sidenav__link">
+              {e.label}
+            </NavLink>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}

@@ -1,0 +1,36 @@
+import type { Bot, Webhook } from '../../api/types';
+import { DateTime } from '../../components/DateTime';
+import { botName } from '../webhooks/WebhooksTable';
+
+export function WebhookSummary({ webhook, bots }: { webhook: Webhook; bots: Bot[] }) {
+  return (
+    <dl className="summary summary--card">
+      <div>
+        <dt>Endpoint URL</dt>
+        <dd className="table__url">{webhook.url}</dd>
+      </div>
+      <div>
+        <dt>Events</dt>
+        <dd>
+          <ul className="tags">
+            {webhook.events.map((e) => (
+              <li key={e} className="tag">
+                {e}
+              </li>
+            ))}
+          </ul>
+        </dd>
+      </div>
+      <div>
+        <dt>Bots</dt>
+        <dd>{botName(webhook.bot_id, bots)}</dd>
+      </div>
+      <div>
+        <dt>Created</dt>
+        <dd>
+          <DateTime value={webhook.created_at} />
+        </dd>
+      </div>
+    </dl>
+  );
+}
