@@ -22,7 +22,7 @@ const csrf: Middleware = {
   },
 };
 
-export const api = createClient<paths>({ baseUrl: window.location.origin, credentials: 'same-origin', headers: { Accept: 'application/json' } });
+export const api = createClient<paths>({ baseUrl: `${window.location.origin}/api`, credentials: 'same-origin', headers: { Accept: 'application/json' } });
 api.use(csrf);
 
 interface FetchResult<T> {

@@ -6,17 +6,17 @@ import { useStoreSession } from './session';
 /* What people do without a session: password reset, invitation. */
 
 export function useRequestPasswordReset() {
-  return useMutation({ mutationFn: (email: string) => unwrap(api.POST('/api/password-resets', { body: { email } })) });
+  return useMutation({ mutationFn: (email: string) => unwrap(api.POST('/password-resets', { body: { email } })) });
 }
 
 export function useConfirmPasswordReset() {
-  return useMutation({ mutationFn: (body: { token: string; password: string }) => unwrap(api.POST('/api/password-resets/confirm', { body })) });
+  return useMutation({ mutationFn: (body: { token: string; password: string }) => unwrap(api.POST('/password-resets/confirm', { body })) });
 }
 
 export function useInvitationPreview(token: string | null) {
   return useQuery({
     queryKey: keys.invitation(token ?? ''),
-    queryFn: () => unwrap(api.GET('/api/invitations/{token}', { params: { path: { token: token ?? '' } } })),
+    queryFn: () => unwrap(api.GET('/invitations/{token}', { params: { path: { token: token ?? '' } } })),
     enabled: token !== null && token !== '',
     retry: false,
   });
@@ -25,7 +25,7 @@ export function useInvitationPreview(token: string | null) {
 export function useAcceptInvitation() {
   const store = useStoreSession();
   return useMutation({
-    mutationFn: (body: { token: string; password: string; display_name?: string }) => unwrap(api.POST('/api/invitations/accept', { body })),
+    mutationFn: (body: { token: string; password: string; display_name?: string }) => unwrap(api.POST('/invitations/accept', { body })),
     onSuccess: store,
   });
 }

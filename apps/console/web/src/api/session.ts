@@ -13,7 +13,7 @@ export function isSigningOut(): boolean {
 /** The signed-in person, their workspaces and the CSRF token; null when nobody is signed in. */
 async function fetchSession(): Promise<Session | null> {
   try {
-    const session = await unwrap(api.GET('/api/session'));
+    const session = await unwrap(api.GET('/session'));
     setCsrfToken(session.csrf_token);
     return session;
   } catch (err) {
@@ -43,7 +43,7 @@ export function useStoreSession() {
 export function useSignIn() {
   const store = useStoreSession();
   return useMutation({
-    mutationFn: (body: { email: string; password: string }) => unwrap(api.POST('/api/session', { body })),
+    mutationFn: (body: { email: string; password: string }) => unwrap(api.POST('/session', { body })),
     onSuccess: store,
   });
 }
@@ -76,9 +76,9 @@ function leaving<T>(call: () => Promise<T>): () => Promise<T> {
 }
 
 export function useSignOut() {
-  return useMutation({ mutationFn: leaving(() => unwrap(api.DELETE('/api/session'))) });
+  return useMutation({ mutationFn: leaving(() => unwrap(api.DELETE('/session'))) });
 }
 
 export function useSignOutEverywhere() {
-  return useMutation({ mutationFn: leaving(() => unwrap(api.POST('/api/session/sign-out-everywhere'))) });
+  return useMutation({ mutationFn: leaving(() => unwrap(api.POST('/session/sign-out-everywhere'))) });
 }

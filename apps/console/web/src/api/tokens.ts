@@ -6,14 +6,14 @@ import type { CreateApiToken } from './types';
 export function useTokens(workspaceId: string) {
   return useQuery({
     queryKey: keys.tokens(workspaceId),
-    queryFn: async () => (await unwrap(api.GET('/api/workspaces/{workspaceId}/tokens', { params: { path: { workspaceId } } }))).data,
+    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/tokens', { params: { path: { workspaceId } } }))).data,
   });
 }
 
 export function useCreateToken(workspaceId: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: CreateApiToken) => unwrap(api.POST('/api/workspaces/{workspaceId}/tokens', { params: { path: { workspaceId } }, body })),
+    mutationFn: (body: CreateApiToken) => unwrap(api.POST('/workspaces/{workspaceId}/tokens', { params: { path: { workspaceId } }, body })),
     onSettled: () => queryClient.invalidateQueries({ queryKey: keys.tokens(workspaceId) }),
   });
 }
@@ -21,7 +21,7 @@ export function useCreateToken(workspaceId: string) {
 export function useRevokeToken(workspaceId: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (tokenId: string) => unwrap(api.POST('/api/workspaces/{workspaceId}/tokens/{tokenId}/revoke', { params: { path: { workspaceId, tokenId } } })),
+    mutationFn: (tokenId: string) => unwrap(api.POST('/workspaces/{workspaceId}/tokens/{tokenId}/revoke', { params: { path: { workspaceId, tokenId } } })),
     onSettled: () => queryClient.invalidateQueries({ queryKey: keys.tokens(workspaceId) }),
   });
 }

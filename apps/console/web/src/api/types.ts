@@ -12,13 +12,13 @@ type Created<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] exte
 type Body<P extends keyof paths, M extends keyof paths[P]> = paths[P][M] extends { requestBody: { content: { 'application/json': infer B } } } ? B : never;
 type Item<T> = T extends { data: (infer I)[] } ? I : never;
 
-type W = '/api/workspaces/{workspaceId}';
+type W = '/workspaces/{workspaceId}';
 type WP<S extends string> = `${W}${S}` & keyof paths;
 
-export type Session = Ok<'/api/session', 'get'>;
+export type Session = Ok<'/session', 'get'>;
 export type SessionWorkspace = Session['workspaces'][number];
 export type Role = SessionWorkspace['role'];
-export type InvitationPreview = Ok<'/api/invitations/{token}', 'get'>;
+export type InvitationPreview = Ok<'/invitations/{token}', 'get'>;
 export type Workspace = Ok<W, 'get'>;
 export type Bot = Item<Ok<WP<'/bots'>, 'get'>>;
 export type ApiToken = Item<Ok<WP<'/tokens'>, 'get'>>;

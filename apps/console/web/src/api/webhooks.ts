@@ -9,7 +9,7 @@ const REFRESH_MS = 3000;
 export function useWebhooks(workspaceId: string) {
   return useQuery({
     queryKey: keys.webhooks(workspaceId),
-    queryFn: async () => (await unwrap(api.GET('/api/workspaces/{workspaceId}/webhooks', { params: { path: { workspaceId } } }))).data,
+    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/webhooks', { params: { path: { workspaceId } } }))).data,
     refetchInterval: REFRESH_MS,
   });
 }
@@ -18,7 +18,7 @@ export function useDeliveries(workspaceId: string, webhookId: string, limit = 50
   return useQuery({
     queryKey: [...keys.deliveries(workspaceId, webhookId), limit],
     queryFn: async () =>
-      (await unwrap(api.GET('/api/workspaces/{workspaceId}/webhooks/{webhookId}/deliveries', { params: { path: { workspaceId, webhookId }, query: { limit } } }))).data,
+      (await unwrap(api.GET('/workspaces/{workspaceId}/webhooks/{webhookId}/deliveries', { params: { path: { workspaceId, webhookId }, query: { limit } } }))).data,
     refetchInterval: REFRESH_MS,
   });
 }
@@ -31,7 +31,7 @@ function useRefreshWebhooks(workspaceId: string) {
 export function useCreateWebhook(workspaceId: string) {
   const refresh = useRefreshWebhooks(workspaceId);
   return useMutation({
-    mutationFn: (body: CreateWebhook) => unwrap(api.POST('/api/workspaces/{workspaceId}/webhooks', { params: { path: { workspaceId } }, body })),
+    mutationFn: (body: CreateWebhook) => unwrap(api.POST('/workspaces/{workspaceId}/webhooks', { params: { path: { workspaceId } }, body })),
     onSettled: refresh,
   });
 }
@@ -39,7 +39,7 @@ export function useCreateWebhook(workspaceId: string) {
 export function useDeleteWebhook(workspaceId: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (webhookId: string) => unwrap(api.DELETE('/api/workspaces/{workspaceId}/webhooks/{webhookId}', { params: { path: { workspaceId, webhookId } } })),
+    mutationFn: (webhookId: string) => unwrap(api.DELETE('/workspaces/{workspaceId}/webhooks/{webhookId}', { params: { path: { workspaceId, webhookId } } })),
     onSuccess: (_data, webhookId) => queryClient.removeQueries({ queryKey: keys.deliveries(workspaceId, webhookId) }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: keys.webhooks(workspaceId), exact: true }),
   });
@@ -47,14 +47,14 @@ export function useDeleteWebhook(workspaceId: string) {
 
 export function useRotateSecret(workspaceId: string) {
   return useMutation({
-    mutationFn: (webhookId: string) => unwrap(api.POST('/api/workspaces/{workspaceId}/webhooks/{webhookId}/rotate-secret', { params: { path: { workspaceId, webhookId } } })),
+    mutationFn: (webhookId: string) => unwrap(api.POST('/workspaces/{workspaceId}/webhooks/{webhookId}/rotate-secret', { params: { path: { workspaceId, webhookId } } })),
   });
 }
 
 export function useSendTestEvent(workspaceId: string) {
   const refresh = useRefreshWebhooks(workspaceId);
   return useMutation({
-    mutationFn: (webhookId: string) => unwrap(api.POST('/api/workspaces/{workspaceId}/webhooks/{webhookId}/test', { params: { path: { workspaceId, webhookId } } })),
+    mutationFn: (webhookId: string) => unwrap(api.POST('/workspaces/{workspaceId}/webhooks/{webhookId}/test', { params: { path: { workspaceId, webhookId } } })),
     onSettled: refresh,
   });
 }
@@ -63,7 +63,7 @@ export function useRedeliver(workspaceId: string, webhookId: string) {
   const refresh = useRefreshWebhooks(workspaceId);
   return useMutation({
     mutationFn: (deliveryId: string) =>
-      unwrap(api.POST('/api/workspaces/{workspaceId}/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver', { params: { path: { workspaceId, webhookId, deliveryId } } })),
+      unwrap(api.POST('/workspaces/{workspaceId}/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver', { params: { path: { workspaceId, webhookId, deliveryId } } })),
     onSettled: refresh,
   });
 }
