@@ -16,7 +16,7 @@ import { linksIn } from './support/smtp-capture';
  * Names used here (labels, buttons, links, routes) are the issue's contract.
  */
 const PAGES = ['sign-in', 'forgot-password', 'reset-password', 'accept-invitation', 'tokens', 'webhooks', 'webhook-detail', 'members', 'workspace', 'audit'];
-const WRITE_BUTTONS = ['Create token', 'Revoke', 'Add webhook', 'Redeliver', 'Send test event', 'Rotate secret', 'Delete', 'Invite'];
+const WRITE_BUTTONS = ['Create token', 'Revoke', 'Add webhook', 'Redeliver', 'Send test event', 'Rotate secret', 'Delete', 'Invite', 'Remove', 'Cancel invitation'];
 const TOKEN_SECRET = /mgpt_[A-Za-z0-9_-]{43}/;
 const WEBHOOK_SECRET = /whsec_[A-Za-z0-9_-]{20,}/;
 
@@ -284,6 +284,9 @@ describe('console in a browser: sign-in, API tokens, webhooks, members, workspac
       for (const name of WRITE_BUTTONS) {
         expect([p, name, await page.getByRole('button', { name, exact: true }).count()]).toEqual([p, name, 0]);
       }
+      // No forms either: no text field or select (a role to change) on the page itself.
+      const main = page.getByRole('main');
+      expect([p, await main.getByRole('textbox').count(), await main.getByRole('combobox').count()]).toEqual([p, 0, 0]);
     }
 
     // The same writes from the member's own browser session, with its CSRF token and the console's origin.
