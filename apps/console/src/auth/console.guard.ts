@@ -6,7 +6,7 @@ import { NotFound } from '@sa/errors';
 import { CsrfFailed, ForbiddenRole, NotSignedIn, PeopleAdmin, csrfTokenOf, roleAtLeast } from '@sa/people';
 import { CONSOLE_CONFIG, ConsoleConfig } from '../config/console.config';
 import { CONSOLE_ROUTE_KEY, ConsoleAccess, ConsoleRequest } from './console-route.decorator';
-import { UNSAFE_METHODS, csrfTokenMatches, originRefusal } from './csrf';
+import { UNSAFE_METHODS, consoleOrigins, csrfTokenMatches, originRefusal } from './csrf';
 import { SessionCookie } from './session-cookie';
 import { Workspaces } from './workspaces';
 
@@ -20,7 +20,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 @Injectable()
 export class ConsoleGuard implements CanActivate {
-  private readonly origins: Set<string>;
+  private readonly origins: ReadonlySet<string>;
 
   constructor(
     private readonly reflector: Reflector,
@@ -29,7 +29,7 @@ export class ConsoleGuard implements CanActivate {
     private readonly cookie: SessionCookie,
     @Inject(CONSOLE_CONFIG) config: ConsoleConfig,
   ) {
-    this.origins = new Set([new URL(config.publicUrl).origin, ...config.extraOrigins]);
+    this.origins = consoleOrigins(config);
   }
 
   async canActivate(context: ExecutionContext): Promise<boolean> {

@@ -3,6 +3,11 @@ import { timingSafeEqual } from 'node:crypto';
 export const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 export const CSRF_HEADER = 'x-csrf-token';
 
+/** The origins the console's own pages are served from: CONSOLE_PUBLIC_URL's and CONSOLE_EXTRA_ORIGINS. */
+export function consoleOrigins(config: { publicUrl: string; extraOrigins: readonly string[] }): ReadonlySet<string> {
+  return new Set([new URL(config.publicUrl).origin, ...config.extraOrigins].map((o) => o.toLowerCase()));
+}
+
 type Headers = Record<string, string | string[] | undefined>;
 
 const one = (v: string | string[] | undefined): string | undefined => (Array.isArray(v) ? (v.length === 1 ? v[0] : undefined) : v);

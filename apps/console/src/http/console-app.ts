@@ -8,6 +8,8 @@ import { clientErrorHandler, configureFastify, edgeServerOptions, frameworkError
 import { BadRequest } from '@sa/errors';
 import { PinoNestLogger } from '@sa/logging';
 import type { ConsoleConfig } from '../config/console.config';
+import { CsrfFailed } from '@sa/people';
+import { UNSAFE_METHODS, consoleOrigins, originRefusal } from '../auth/csrf';
 import { SECURITY_HEADERS, isApiPath } from './security-headers';
 import { serveWebApp } from './web-app';
 
@@ -32,9 +34,17 @@ export async function createConsoleApp(module: DynamicModule, config: ConsoleCon
   const fastify = adapter.getInstance();
   limitConnectionsPerAddress(fastify.server, config.httpMaxConnectionsPerAddress);
   configureFastify(fastify, logger);
+  const origins = consoleOrigins(config);
   fastify.addHook('onRequest', async (req, reply) => {
     void reply.headers(SECURITY_HEADERS);
-    if (isApiPath(req.url.split('?')[0])) void reply.header('cache-control', 'no-store');
+    if (!isApiPath(req.url.split('?')[0])) return;
+    void reply.header('cache-control', 'no-store');
+    // A cross-site write is refused before its body is read, whatever its content type (a forged
+    // form gets 403 csrf_failed, not a 400 about its body). The guard checks again, with the session.
+    if (UNSAFE_METHODS.has(req.method)) {
+      const refusal = originRefusal(req.headers, origins);
+      if (refusal) throw new CsrfFailed(refusal);
+    }
   });
   // nosniff and no-store on everything (web files set their own caching), OPTIONS with Allow; no CORS.
   installHttpPolicy(fastify, { corsAllowedOrigins: [], corsPaths: [], corsAllowHeaders: [] });
