@@ -63,8 +63,22 @@ export const loadConsoleConfig = (source: Record<string, string | undefined> = p
     },
     source,
   );
-  return { ...parsed, publicUrl: parsed.publicUrl ?? `http://${parsed.host === '0.0.0.0' || parsed.host === '::' ? '127.0.0.1' : parsed.host}:${parsed.port}` };
+  const publicOrigin = parsed.publicUrl ?? `http://${parsed.host === '0.0.0.0' || parsed.host === '::' ? '127.0.0.1' : parsed.host}:${parsed.port}`;
+  return { ...parsed, publicUrl: publicOrigin, extraOrigins: [...new Set([...parsed.extraOrigins, ...loopbackAliases(publicOrigin)])] };
 };
+
+const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
+
+/**
+ * A console opened on this machine answers to every spelling of loopback: with the public URL
+ * http://127.0.0.1:3002, a page opened at http://localhost:3002 may write too (only this machine
+ * can open either, so no other site gains anything).
+ */
+export function loopbackAliases(origin: string): string[] {
+  const url = new URL(origin);
+  if (!LOOPBACK_HOSTS.includes(url.hostname)) return [];
+  return LOOPBACK_HOSTS.filter((h) => h !== url.hostname).map((h) => `${url.protocol}//${h}${url.port ? `:${url.port}` : ''}`);
+}
 
 export type ConsoleConfig = ReturnType<typeof loadConsoleConfig>;
 export const CONSOLE_CONFIG = Symbol('CONSOLE_CONFIG');

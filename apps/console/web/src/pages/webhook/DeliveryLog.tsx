@@ -28,7 +28,7 @@ export function DeliveryLog({ webhookId }: { webhookId: string }) {
       {redelivered ? <SuccessMessage>Redelivery of {redelivered} queued.</SuccessMessage> : null}
       <ErrorMessage error={redeliver.error} title="The delivery was not sent again." />
       <div className="table-wrap" tabIndex={0} role="region" aria-label="Delivery log table">
-        <table className="table">
+        <table className="table table--compact">
           <thead>
             <tr>
               <th scope="col">Event</th>
