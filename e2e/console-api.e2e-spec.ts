@@ -303,6 +303,19 @@ describe('console API (people, sessions, members, invitations)', () => {
     expect(tap.emails.filter((e) => e.kind === 'password_reset' && e.to.startsWith('nobody-'))).toEqual([]);
   });
 
+  it('sends at most a few reset e-mails to one address an hour, answering 202 all the same', async () => {
+    const who = email('flooded');
+    await createUser(ws1.id, who, 'member', PASSWORD);
+    const anon = new ConsoleClient();
+    const answers: number[] = [];
+    for (let i = 0; i < 5; i++) answers.push((await anon.post('/api/password-resets', { email: who })).status);
+    expect(answers).toEqual([202, 202, 202, 202, 202]);
+    await tap.waitFor(who, 'password_reset');
+    await new Promise((r) => setTimeout(r, 500));
+    // CONSOLE_PASSWORD_RESET_MAX_PER_ACCOUNT (3 by default).
+    expect(tap.emails.filter((e) => e.kind === 'password_reset' && e.to === who)).toHaveLength(3);
+  });
+
   it('puts the security headers on API answers, the web application and 404s; the API is no-store', async () => {
     const c = new ConsoleClient();
     const page = await c.get('/w/00000000-0000-4000-8000-000000000000/tokens');

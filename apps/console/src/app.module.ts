@@ -14,7 +14,7 @@ import { CONSOLE_CONFIG, CONSOLE_LOGGER, ConsoleConfig } from './config/console.
 import { CONSOLE_CONTROLLERS } from './console.controllers';
 import { CONSOLE_DOCUMENT, createConsoleDocument } from './openapi/console-document';
 import { Sessions } from './session/session-views';
-import { SignInThrottleLifecycle, signInThrottleProvider } from './session/sign-in-throttle.provider';
+import { SignInThrottleLifecycle, resetMailLimitProvider, signInThrottleProvider } from './session/sign-in-throttle.provider';
 
 @Global()
 @Module({})
@@ -29,9 +29,10 @@ class ConsoleCoreModule {
       ConsoleAudit,
       Sessions,
       signInThrottleProvider,
+      resetMailLimitProvider,
       SignInThrottleLifecycle,
     ];
-    return { module: ConsoleCoreModule, providers, exports: [CONSOLE_CONFIG, CONSOLE_LOGGER, SessionCookie, peopleAdminProvider, Workspaces, ConsoleAudit, Sessions, signInThrottleProvider] };
+    return { module: ConsoleCoreModule, providers, exports: [CONSOLE_CONFIG, CONSOLE_LOGGER, SessionCookie, peopleAdminProvider, Workspaces, ConsoleAudit, Sessions, signInThrottleProvider, resetMailLimitProvider] };
   }
 }
 

@@ -60,6 +60,10 @@ export const loadConsoleConfig = (source: Record<string, string | undefined> = p
       signInMaxFailuresPerAddress: env.int('CONSOLE_SIGNIN_MAX_FAILURES_PER_ADDRESS', 20, { min: 1 }),
       signInFailureWindowSeconds: env.int('CONSOLE_SIGNIN_FAILURE_WINDOW_SECONDS', 900, { min: 1, max: 86400 }),
       throttlePrefix: env.str('CONSOLE_THROTTLE_PREFIX', 'sa:console:'),
+      /** Password-reset requests: e-mails per account, and requests per client address, within the window. */
+      passwordResetMaxPerAccount: env.int('CONSOLE_PASSWORD_RESET_MAX_PER_ACCOUNT', 3, { min: 1 }),
+      passwordResetMaxPerAddress: env.int('CONSOLE_PASSWORD_RESET_MAX_PER_ADDRESS', 20, { min: 1 }),
+      passwordResetWindowSeconds: env.int('CONSOLE_PASSWORD_RESET_WINDOW_SECONDS', 3600, { min: 1, max: 86400 }),
     },
     source,
   );

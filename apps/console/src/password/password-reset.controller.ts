@@ -1,4 +1,5 @@
-import { Body, Controller, HttpCode, Inject, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Inject, Post, Req } from '@nestjs/common';
+import type { FastifyRequest } from 'fastify';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Logger } from 'pino';
 import { PasswordResetConfirmRequest, PasswordResetRequest } from '@sa/contracts';
@@ -8,6 +9,7 @@ import { PeopleAdmin } from '@sa/people';
 import { ConsoleRoute } from '../auth/console-route.decorator';
 import { CONSOLE_CONFIG, CONSOLE_LOGGER, ConsoleConfig } from '../config/console.config';
 import { passwordResetEmail } from '../mail/person-mail';
+import { ResetMailLimit } from '../session/sign-in-throttle';
 import { ApiConsoleErrors, ApiEmpty } from '../openapi/console-responses';
 
 @ApiTags('Session')
@@ -16,6 +18,7 @@ export class PasswordResetController {
   constructor(
     private readonly people: PeopleAdmin,
     private readonly rpc: RpcClient,
+    private readonly limit: ResetMailLimit,
     @Inject(CONSOLE_CONFIG) private readonly config: ConsoleConfig,
     @Inject(CONSOLE_LOGGER) private readonly logger: Logger,
   ) {}
@@ -26,13 +29,16 @@ export class PasswordResetController {
   @ApiOperation({
     operationId: 'requestPasswordReset',
     summary: 'Ask for a password reset link',
-    description: 'Always 202, whether or not a person has this e-mail (the answer tells nothing). When one has, a single-use link valid for an hour goes to that address.',
+    description:
+      'Always 202, whether or not a person has this e-mail (the answer tells nothing). When one has, a single-use link valid for an hour goes to that address, ' +
+      'at most a few times an hour per address (more requests are answered 202 and send nothing). Too many requests from one client address: 429.',
   })
   @ApiEmpty(202, 'Accepted.')
-  @ApiConsoleErrors(400, 403)
-  request(@Body(dto(PasswordResetRequest, 'body')) body: PasswordResetRequest): Record<string, never> {
+  @ApiConsoleErrors(400, 403, 429)
+  async request(@Body(dto(PasswordResetRequest, 'body')) body: PasswordResetRequest, @Req() req: FastifyRequest): Promise<Record<string, never>> {
+    const { mayEmail } = await this.limit.request(body.email, req.ip);
     // Not awaited: a known and an unknown address are answered in the same time.
-    void this.sendReset(body.email);
+    if (mayEmail) void this.sendReset(body.email);
     return {};
   }
 

@@ -1,24 +1,43 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Provider } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { CONSOLE_CONFIG, CONSOLE_LOGGER, ConsoleConfig } from '../config/console.config';
-import { MemoryFailureCounter, RedisFailureCounter, SignInThrottle } from './sign-in-throttle';
+import { FailureCounter, MemoryFailureCounter, RedisFailureCounter, ResetMailLimit, SignInThrottle } from './sign-in-throttle';
 
 /** In Redis (shared by replicas) when REDIS_URL is set, else in this process. */
+function failureCounter(config: ConsoleConfig, logger: Logger, windowSeconds: number): FailureCounter {
+  const windowMs = windowSeconds * 1000;
+  return config.redisUrl ? new RedisFailureCounter(config.redisUrl, windowMs, logger) : new MemoryFailureCounter(windowMs);
+}
+
 export const signInThrottleProvider: Provider = {
   provide: SignInThrottle,
   inject: [CONSOLE_CONFIG, CONSOLE_LOGGER],
   useFactory: (config: ConsoleConfig, logger: Logger) => {
-    const windowMs = config.signInFailureWindowSeconds * 1000;
-    const counter = config.redisUrl ? new RedisFailureCounter(config.redisUrl, windowMs, logger) : new MemoryFailureCounter(windowMs);
+    const counter = failureCounter(config, logger, config.signInFailureWindowSeconds);
     return new SignInThrottle(counter, { maxPerAccount: config.signInMaxFailuresPerAccount, maxPerAddress: config.signInMaxFailuresPerAddress, prefix: config.throttlePrefix });
   },
 };
 
+/** Password-reset requests per account and per client address (see ResetMailLimit). */
+export const resetMailLimitProvider: Provider = {
+  provide: ResetMailLimit,
+  inject: [CONSOLE_CONFIG, CONSOLE_LOGGER],
+  useFactory: (config: ConsoleConfig, logger: Logger) =>
+    new ResetMailLimit(failureCounter(config, logger, config.passwordResetWindowSeconds), {
+      maxPerAccount: config.passwordResetMaxPerAccount,
+      maxPerAddress: config.passwordResetMaxPerAddress,
+      prefix: config.throttlePrefix,
+    }),
+};
+
 @Injectable()
 export class SignInThrottleLifecycle implements BeforeApplicationShutdown {
-  constructor(@Inject(SignInThrottle) private readonly throttle: SignInThrottle) {}
+  constructor(
+    @Inject(SignInThrottle) private readonly throttle: SignInThrottle,
+    @Inject(ResetMailLimit) private readonly resets: ResetMailLimit,
+  ) {}
 
   async beforeApplicationShutdown(): Promise<void> {
-    await this.throttle.close();
+    await Promise.all([this.throttle.close(), this.resets.close()]);
   }
 }

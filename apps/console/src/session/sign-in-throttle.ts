@@ -170,3 +170,39 @@ export class SignInThrottle {
     return this.counter.close();
   }
 }
+
+export interface ResetMailLimits {
+  maxPerAccount: number;
+  maxPerAddress: number;
+  prefix: string;
+}
+
+/**
+ * Password-reset requests: anyone may ask, for any address, so without a cap a stranger could
+ * flood a person's inbox (and the mail outbox). Per client address, requests over the limit get
+ * 429 too_many_attempts (that tells nothing about any account). Per account, e-mails over the
+ * limit are silently not sent: the answer stays 202, whether or not the address has an account.
+ */
+export class ResetMailLimit {
+  constructor(
+    private readonly counter: FailureCounter,
+    private readonly limits: ResetMailLimits,
+  ) {}
+
+  private keys(email: string, address: string): [string, string] {
+    return [`${this.limits.prefix}reset:account:${sha256Hex(normalizeEmail(email))}`, `${this.limits.prefix}reset:address:${address}`];
+  }
+
+  /** Counts the request; throws TooManyAttempts when the address is over its limit, else tells whether an e-mail may go. */
+  async request(email: string, address: string): Promise<{ mayEmail: boolean }> {
+    const [accountKey, addressKey] = this.keys(email, address);
+    const [account, addr] = await this.counter.read([accountKey, addressKey]);
+    if (addr.count >= this.limits.maxPerAddress) throw new TooManyAttempts(Math.max(1, Math.ceil(addr.msLeft / 1000)));
+    await this.counter.add(account.count >= this.limits.maxPerAccount ? [addressKey] : [accountKey, addressKey]);
+    return { mayEmail: account.count < this.limits.maxPerAccount };
+  }
+
+  close(): Promise<void> {
+    return this.counter.close();
+  }
+}

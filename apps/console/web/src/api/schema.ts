@@ -72,7 +72,7 @@ export interface paths {
         put?: never;
         /**
          * Ask for a password reset link
-         * @description Always 202, whether or not a person has this e-mail (the answer tells nothing). When one has, a single-use link valid for an hour goes to that address.
+         * @description Always 202, whether or not a person has this e-mail (the answer tells nothing). When one has, a single-use link valid for an hour goes to that address, at most a few times an hour per address (more requests are answered 202 and send nothing). Too many requests from one client address: 429.
          */
         post: operations["requestPasswordReset"];
         delete?: never;
@@ -1072,6 +1072,17 @@ export interface operations {
             /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
             403: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `too_many_attempts` with Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
                 content: {
