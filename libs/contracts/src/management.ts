@@ -1,4 +1,5 @@
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsEmail, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Max, Min } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsEmail, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Matches, Max, Min } from 'class-validator';
+import type { VerifyTokenReply } from './identity';
 import { Type } from 'class-transformer';
 import { CharLength, IsHttpUrl, NotBlank } from './validation';
 import { Doc, Nested, Nullable } from './schema-docs';
@@ -225,4 +226,20 @@ export class SendPersonEmailRequest {
 
 export interface SendPersonEmailReply {
   id: string;
+}
+
+// ---- OAuth connections (MCP OAuth, issue 17): console.connection.verify (answered by the console) ----
+
+/** console.connection.verify: the OAuth access token whose value has this SHA-256 (lowercase hex). */
+export class VerifyConnectionTokenRequest {
+  @Matches(/^[0-9a-f]{64}$/, { message: 'tokenHash must be a lowercase hex SHA-256' }) tokenHash: string;
+}
+
+/**
+ * `token` is null for an unknown, expired or revoked access token or connection; its `id` is the
+ * connection's id (the rate-limit key and what `last used` tracks), `name` the client's name.
+ * `audience` is the resource the token was issued for (RFC 8707): the MCP server refuses any other.
+ */
+export interface VerifyConnectionTokenReply extends VerifyTokenReply {
+  audience: string | null;
 }

@@ -35,6 +35,8 @@ import {
   SendPersonEmailReply,
   SendPersonEmailRequest,
   UsageRequest,
+  VerifyConnectionTokenReply,
+  VerifyConnectionTokenRequest,
   WebhookIdRequest,
   WebhookSecretView,
   WebhookView,
@@ -118,6 +120,8 @@ export const RPC = {
   'chat.usage.get': rpc<UsageRequest, MessageUsageView>(UsageRequest),
   'knowledge.usage.get': rpc<UsageRequest, PageUsageView>(UsageRequest),
   'bookings.email.send': rpc<SendPersonEmailRequest, SendPersonEmailReply>(SendPersonEmailRequest, false),
+  // Answered by the console (queue group `console`), owner of OAuth connections (issue 17).
+  'console.connection.verify': rpc<VerifyConnectionTokenRequest, VerifyConnectionTokenReply>(VerifyConnectionTokenRequest, false),
 } as const;
 
 export type RpcSubject = keyof typeof RPC;
