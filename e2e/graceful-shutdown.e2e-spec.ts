@@ -165,7 +165,7 @@ describe('graceful shutdown: rolling restarts under load lose nothing accepted',
       const tickets = Array.from({ length: 40 }, (_, i) =>
         request('POST', '', { sessionId: session, email: 'c@example.com', subject: `Rolling ${i}`, message: 'hi' }, { baseUrl: `http://127.0.0.1:${gatewayPorts['gateway-2']}/widget/v1/bots/${bot}/tickets` }),
       );
-      expect((await Promise.all(tickets)).every((r) => r.status === 201)).toBe(true);
+      expect((await Promise.all(tickets)).map((r) => r.status).filter((st) => st !== 201)).toEqual([]);
       await waitFor(async () => receiver.on('/rolling').length, (n) => n >= 5, 20000);
       const code = await stopGracefully('dispatcher-1');
       expect(code).toBe(0);

@@ -58,7 +58,12 @@ describe('leads: a session is scored from the turn events while the chat service
     );
     expect(lead).toEqual(expect.objectContaining({ chatbot_id: bot, email: 'jane@acme.io', captured_via: 'conversational', channel: 'api' }));
     expect(['warm', 'hot']).toContain(lead.score_band);
-    const copied = await db.query(`SELECT content FROM leads.visitor_messages WHERE tenant_id = $1 ORDER BY created_at`, [ws.id]);
+    // The lead exists once the second turn is scored; the third turn's copy may still be on its way.
+    const copied = await waitFor(
+      () => db.query(`SELECT content FROM leads.visitor_messages WHERE tenant_id = $1 ORDER BY created_at`, [ws.id]),
+      (r) => r.rows.length >= 3,
+      15000,
+    );
     expect(copied.rows.map((r) => r.content)).toEqual([
       'Hi, I am Jane from Acme. My email is jane@acme.io',
       'We want to buy the premium plan for 20 people this month',
