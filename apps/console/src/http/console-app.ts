@@ -36,11 +36,12 @@ export async function createConsoleApp(module: DynamicModule, config: ConsoleCon
   limitConnectionsPerAddress(fastify.server, config.httpMaxConnectionsPerAddress);
   configureFastify(fastify, logger);
   const origins = consoleOrigins(config);
-  let oauth: OauthServer | undefined;
+  // The authorization server is Nest's (it needs the database): known once the module is created.
+  const oauth: { server?: OauthServer } = {};
   fastify.addHook('onRequest', async (req, reply) => {
     void reply.headers(SECURITY_HEADERS);
     const path = req.url.split('?')[0];
-    if (oauth && isOauthPath(path)) return handOverToOauth(oauth, req, reply);
+    if (oauth.server && isOauthPath(path)) return handOverToOauth(oauth.server, req, reply);
     if (!isApiPath(req.url.split('?')[0])) return;
     void reply.header('cache-control', 'no-store');
     // A cross-site write is refused before its body is read, whatever its content type (a forged
@@ -55,7 +56,7 @@ export async function createConsoleApp(module: DynamicModule, config: ConsoleCon
   acceptConsoleJson(fastify, config.jsonMaxDepth);
   await fastify.register(fastifyCookie);
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, { logger: new PinoNestLogger(logger), bodyParser: false });
-  oauth = app.get(OauthServer, { strict: false });
+  oauth.server = app.get(OauthServer, { strict: false });
   await serveWebApp(fastify, config.webDir);
   return app;
 }
