@@ -94,6 +94,17 @@ export class OauthServer implements OnModuleInit, BeforeApplicationShutdown {
       claims: { openid: ['sub'] },
       clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', id_token_signed_response_alg: 'ES256' },
       clientAuthMethods: ['none'],
+      // CORS at the token and revocation endpoints (browser-based MCP clients): the origins of the
+      // client's own redirect URIs only (oidc-provider's default for public clients, made explicit).
+      clientBasedCORS: (_ctx: unknown, origin: string, client: any) =>
+        origin !== 'null' &&
+        (client.redirectUris as string[]).some((uri) => {
+          try {
+            return new URL(uri).origin === origin;
+          } catch {
+            return false;
+          }
+        }),
       findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub }) }),
       // Every authorization asks the person again (a new connection each time): no grant is reused
       // from the provider's session, only the one the consent just created.
