@@ -197,6 +197,11 @@ describe('MCP authorization server (oidc-provider in the console)', () => {
     dcrClientId = first.body.client_id;
     expect(first.body.client_id).toEqual(expect.any(String));
     expect(first.body.client_secret).toBeUndefined();
+    // Asking for a client secret gets a public client instead (RFC 7591: the server may replace values).
+    const secretAsked = await register({ token_endpoint_auth_method: 'client_secret_post' });
+    expect(secretAsked.status).toBe(201);
+    expect(secretAsked.body.token_endpoint_auth_method).toBe('none');
+    expect(secretAsked.body.client_secret).toBeUndefined();
     let last = first;
     for (let i = 0; i < 8 && last.status === 201; i++) last = await register();
     expect(last.status).toBe(429);
