@@ -41,6 +41,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/oauth/interactions/{uid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a client asks for
+         * @description The client (its self-asserted name, never verified), its redirect host, the scopes requested and the workspaces the person may approve for (owner or admin).
+         */
+        get: operations["getOauthInteraction"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/interactions/{uid}/allow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Allow
+         * @description Approves the client for one workspace with the chosen scopes (a subset of those requested) and bots (null: all); creates the connection. Answers where the browser goes next.
+         */
+        post: operations["allowOauthInteraction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/interactions/{uid}/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deny
+         * @description Refuses the client: it receives error access_denied. Answers where the browser goes next.
+         */
+        post: operations["denyOauthInteraction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -515,6 +575,14 @@ export interface components {
             password: string;
             token: string;
         };
+        /** @description The person's approval: one workspace (owner or admin), the scopes (a subset of those requested), the bots (null: all). */
+        AllowOauthInteractionRequest: {
+            /** @description Null: every bot of the workspace, now and later. */
+            bot_ids: string[] | null;
+            scopes: ("bots:read" | "bots:write" | "kb:read" | "kb:write" | "chat:invoke" | "conversations:read" | "leads:read" | "analytics:read" | "bookings:read" | "bookings:write")[];
+            /** Format: uuid */
+            workspace_id: string;
+        };
         /** @description An API token as listed (never its secret). */
         ApiToken: {
             /** @description Null: every bot of the workspace. */
@@ -756,6 +824,40 @@ export interface components {
             joined_at: string;
             /** Format: uuid */
             person_id: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+        };
+        /** @description An authorization request waiting for the person's Allow or Deny. */
+        OauthInteraction: {
+            client: components["schemas"]["OauthInteractionClient"];
+            /** @description The API scopes the client asked for (others it asked for are not offered). */
+            requested_scopes: ("bots:read" | "bots:write" | "kb:read" | "kb:write" | "chat:invoke" | "conversations:read" | "leads:read" | "analytics:read" | "bookings:read" | "bookings:write")[];
+            /** @description The MCP server the tokens are for (RFC 8707). */
+            resource: string;
+            workspaces: components["schemas"]["OauthInteractionWorkspace"][];
+        };
+        /** @description The client asking. Its name is what the client says about itself (never verified: show it as such, as text). */
+        OauthInteractionClient: {
+            /** @description The client_id (a URL for a Client ID Metadata Document). */
+            id: string;
+            name: string;
+            /**
+             * @description Always false: the name is self-asserted.
+             * @constant
+             */
+            name_verified: false;
+            /** @description Host (and port) of the redirect URI the browser returns to. */
+            redirect_host: string;
+        };
+        /** @description Where the browser goes next: back to the authorization, which sends it to the client. */
+        OauthInteractionDone: {
+            redirect_to: string;
+        };
+        /** @description A workspace the person may approve for (owner or admin). */
+        OauthInteractionWorkspace: {
+            /** Format: uuid */
+            id: string;
+            name: string;
             /** @enum {string} */
             role: "owner" | "admin" | "member";
         };
@@ -1001,6 +1103,196 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    getOauthInteraction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The authorization request waiting for consent (the last path segment of /oauth/consent/{uid}). */
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OauthInteraction"];
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    allowOauthInteraction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The authorization request waiting for consent (the last path segment of /oauth/consent/{uid}). */
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AllowOauthInteractionRequest"];
+            };
+        };
+        responses: {
+            /** @description Approved: where the browser goes next. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OauthInteractionDone"];
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    denyOauthInteraction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The authorization request waiting for consent (the last path segment of /oauth/consent/{uid}). */
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Denied: where the browser goes next. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OauthInteractionDone"];
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
