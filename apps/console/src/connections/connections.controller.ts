@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Controller, Get, HttpCode, Inject, Param, Post } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { getDataSourceToken } from '@nestjs/typeorm';
@@ -30,6 +31,7 @@ const SELECT = `
     FROM people.oauth_connections c
     LEFT JOIN people.persons p ON p.id = c.person_id`;
 
+const sha256Hex = (v: string): string => createHash('sha256').update(v, 'utf8').digest('hex');
 const iso = (d: Date | null): string | null => (d ? new Date(d).toISOString() : null);
 
 function viewOf(r: ConnectionRow): ConnectionView {
@@ -90,7 +92,10 @@ export class ConnectionsController {
       );
       // The grant's artifacts go in any case (also on a repeated revoke: nothing of it may survive).
       const [found]: ConnectionRow[] = await tx.query(`${SELECT} WHERE c.id = $1 AND c.workspace_id = $2`, [params.connectionId, params.workspaceId]);
-      if (found) await tx.query(`DELETE FROM people.oauth_artifacts WHERE grant_id = $1`, [found.grant_id]);
+      // Tokens and codes carry the grant's id; the Grant itself is stored under the hash of that id.
+      if (found) {
+        await tx.query(`DELETE FROM people.oauth_artifacts WHERE grant_id = $1 OR (model = 'Grant' AND key_hash = $2)`, [found.grant_id, sha256Hex(found.grant_id)]);
+      }
       return { row: found, changed: updated !== undefined };
     });
     if (!row) throw new NotFound('Connection');
