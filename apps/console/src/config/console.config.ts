@@ -81,9 +81,9 @@ export const loadConsoleConfig = (source: Record<string, string | undefined> = p
       oauthCimdMaxBytes: env.int('OAUTH_CIMD_MAX_BYTES', 5 * 1024, { min: 512, max: 64 * 1024 }),
       oauthCimdCacheMinSeconds: env.int('OAUTH_CIMD_CACHE_MIN_SECONDS', 60, { min: 0, max: 86400 }),
       oauthCimdCacheMaxSeconds: env.int('OAUTH_CIMD_CACHE_MAX_SECONDS', 3600, { min: 0, max: 7 * 86400 }),
-      /** Signing keys (a JWKS as JSON) oidc-provider keeps for what it signs; opaque tokens need none. Empty: a key generated at start. */
+      /** Signing keys (a JWKS as JSON) oidc-provider keeps for what it signs; opaque tokens need none. Empty: generated once and shared by every replica through people.oauth_keys. */
       oauthJwks: env.str('OAUTH_JWKS', ''),
-      /** Random secrets (comma-separated) oidc-provider signs its cookies with. Empty: generated at start (one replica only). */
+      /** Random secrets (comma-separated) oidc-provider signs its cookies with. Empty: generated once and shared by every replica through people.oauth_keys. */
       oauthCookieKeys: env.str('OAUTH_COOKIE_KEYS', ''),
     },
     source,

@@ -73,8 +73,13 @@ export class OauthServer implements OnModuleInit, BeforeApplicationShutdown {
       metadataDocument: (id: string) => this.metadataDocument(id),
     };
     const ds = this.ds;
-    const jwks = config.oauthJwks ? JSON.parse(config.oauthJwks) : { keys: [generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' })] };
-    const cookieKeys = config.oauthCookieKeys ? config.oauthCookieKeys.split(',').map((k) => k.trim()) : [randomBytes(32).toString('base64url')];
+    // Given in the environment, or shared by every replica through the database (the first writes them).
+    const jwks = config.oauthJwks
+      ? JSON.parse(config.oauthJwks)
+      : await sharedKey(ds, 'jwks', () => ({ keys: [generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' })] }));
+    const cookieKeys: string[] = config.oauthCookieKeys
+      ? config.oauthCookieKeys.split(',').map((k) => k.trim())
+      : await sharedKey(ds, 'cookie_keys', () => [randomBytes(32).toString('base64url')]);
     const secure = new URL(config.publicUrl).protocol === 'https:';
     /* eslint-disable @typescript-eslint/no-explicit-any */
     const provider = new Ctor(config.publicUrl, {
@@ -266,4 +271,15 @@ export class OauthServer implements OnModuleInit, BeforeApplicationShutdown {
     this.cimdCache.set(id, { properties: clean, until: Date.now() + seconds * 1000 });
     return clean;
   }
+}
+
+/**
+ * A key of the authorization server kept in people.oauth_keys, so that every console replica signs
+ * and reads interaction cookies alike: the first replica to start inserts `make()`, the others
+ * (and later starts) read what is there.
+ */
+export async function sharedKey<T>(ds: DataSource, name: string, make: () => T): Promise<T> {
+  await ds.query(`INSERT INTO people.oauth_keys (name, value) VALUES ($1, $2::jsonb) ON CONFLICT (name) DO NOTHING`, [name, JSON.stringify(make())]);
+  const rows: { value: T }[] = await ds.query(`SELECT value FROM people.oauth_keys WHERE name = $1`, [name]);
+  return rows[0].value;
 }
