@@ -1,10 +1,12 @@
 import type { components, paths as generatedPaths } from './schema';
 
 /*
- * Hand-written until the console's OpenAPI document describes them (issue 17): the consent
- * interaction and the workspace's OAuth connections, in openapi-typescript's shape. When
- * `node tools/console/generate.js` writes them into ./schema, delete this file's `OAuthPaths` and
- * make `ConsolePaths` the generated `paths`: the client and the views read `ConsolePaths` only.
+ * Hand-written until the console's OpenAPI document describes them fully (issue 17): the consent
+ * interaction and the workspace's OAuth connections, in openapi-typescript's shape. The generated
+ * document has the interaction routes but not yet their 200 answers (the controller declares no
+ * response schema), and no connection routes. They replace the generated entries of the same
+ * path; once `node tools/console/generate.js` writes them complete, delete `OAuthPaths` and make
+ * `ConsolePaths` the generated `paths`: the client and the views read `ConsolePaths` only.
  */
 type Scope = components['schemas']['ApiToken']['scopes'][number];
 type ErrorObject = components['schemas']['ErrorObject'];
@@ -77,4 +79,4 @@ export interface OAuthPaths {
 }
 
 /** Every path the web application calls. */
-export type ConsolePaths = generatedPaths & OAuthPaths;
+export type ConsolePaths = Omit<generatedPaths, keyof OAuthPaths> & OAuthPaths;
