@@ -566,7 +566,11 @@ describe('console in a browser: the OAuth consent page and Connections (issue 17
   let ws: { id: string; name: string };
   let memberEmail: string;
   const RESOURCE = 'http://127.0.0.1:3001/mcp';
-  const REDIRECT = 'http://127.0.0.1:1/callback';
+  // The client's redirect URI: a local server that records where the browser came back to.
+  let callback: http.Server;
+  let REDIRECT = '';
+  const returns: string[] = [];
+  const returned = (n: number) => waitFor(async () => returns.length, (l) => l >= n, 15000, 100).then(() => new URL(returns[n - 1]!, REDIRECT));
   const OAUTH_OWNER = { email: 'olga.oauth@example.com', password: 'consent owner password 17', name: 'Olga OAuth' };
   const OAUTH_MEMBER = { email: 'mia.member@example.com', password: 'consent member password 17', name: 'Mia Member' };
   const url = (path: string) => `${sys.consoleUrl}${path}`;
@@ -580,7 +584,7 @@ describe('console in a browser: the OAuth consent page and Connections (issue 17
     const reg = await fetch(url('/oauth/register'), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ redirect_uris: [REDIRECT], client_name: clientName, token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], id_token_signed_response_alg: 'ES256' }),
+      body: JSON.stringify({ redirect_uris: [REDIRECT], client_name: clientName, token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }),
     });
     expect(reg.status).toBe(201);
     const client = (await reg.json()) as { client_id: string };
@@ -596,11 +600,22 @@ describe('console in a browser: the OAuth consent page and Connections (issue 17
   }
 
   beforeAll(async () => {
+    callback = http.createServer((req, res) => {
+      if (req.url?.startsWith('/callback')) returns.push(req.url);
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('the client');
+    });
+    await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve));
+    REDIRECT = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/callback`;
     sys = await startConsoleSystem({ MCP_RESOURCE_URL: RESOURCE });
     ws = await sys.admin<{ id: string; name: string }>(['workspace', 'create', '--name', 'Consent Co', '--plan', 'scale']);
     const ownerId = await addPerson(OAUTH_OWNER, 'owner');
     await addPerson(OAUTH_MEMBER, 'member');
     memberEmail = OAUTH_MEMBER.email;
+    const cli = (await sys.admin<{ token: string }>(['token', 'create', '--workspace', ws.id, '--scopes', 'all', '--name', 'CLI setup'])).token;
+    const bots = (name: string) =>
+      fetch(`${sys.apiUrl}/bots`, { method: 'POST', headers: { authorization: `Bearer ${cli}`, 'content-type': 'application/json' }, body: JSON.stringify({ name, language: 'en' }) });
+    await waitFor(() => bots('Front desk'), (r) => r.status === 201, 20000);
+    await waitFor(() => bots('Sales desk'), (r) => r.status === 201, 20000);
     // Two connections as an "Allow" leaves them (the Connections page lists the table's rows).
     const db = new PgClient({ connectionString: sys.mini.databaseUrl });
     await db.connect();
@@ -622,15 +637,11 @@ describe('console in a browser: the OAuth consent page and Connections (issue 17
 
   afterAll(async () => {
     await sys?.stop();
+    await new Promise((resolve) => callback?.close(resolve));
   });
 
-  it('consent: signed out → sign-in → back; the unverified name as text, the scopes in words, "Allow" and "Deny"; Deny → access_denied', async () => {
+  it('consent: signed out → sign-in → back; the unverified name as text, the scopes in words; Deny → access_denied; Allow with fewer scopes and a chosen bot → a code and that connection', async () => {
     const page = b.page();
-    let landed = '';
-    await page.route('http://127.0.0.1:1/**', (route) => {
-      landed = route.request().url();
-      return route.fulfill({ status: 200, contentType: 'text/plain', body: 'the client' });
-    });
     const name = '<b>Claude</b> (official)';
     await page.goto(await authorizationUrl(name));
     await page.waitForURL(/\/sign-in\?next=%2Foauth%2Fconsent%2F/, { timeout: 15000 });
@@ -640,7 +651,7 @@ describe('console in a browser: the OAuth consent page and Connections (issue 17
     await expect(page.getByText(name, { exact: true }).count()).resolves.toBe(1);
     await expect(page.getByText('Unverified').first().isVisible()).resolves.toBe(true);
     await expect(page.getByText('client.example').count()).resolves.toBe(0);
-    await expect(page.getByText('127.0.0.1:1', { exact: true }).isVisible()).resolves.toBe(true);
+    await expect(page.getByText(new URL(REDIRECT).host, { exact: true }).isVisible()).resolves.toBe(true);
     await expect(page.getByText('Read your bots and their settings.').isVisible()).resolves.toBe(true);
     for (const s of ['bots:read', 'kb:read', 'chat:invoke']) await expect(page.getByRole('checkbox', { name: s, exact: true }).isChecked()).resolves.toBe(true);
     await expect(page.getByRole('checkbox', { name: 'bots:write', exact: true }).isDisabled()).resolves.toBe(true);
@@ -651,8 +662,7 @@ describe('console in a browser: the OAuth consent page and Connections (issue 17
     expect(b.cspViolations()).toEqual([]);
 
     await page.getByRole('button', { name: 'Deny', exact: true }).click();
-    await waitFor(async () => landed, (l) => l !== '', 15000, 100);
-    const back = new URL(landed);
+    const back = await returned(1);
     expect(back.searchParams.get('error')).toBe('access_denied');
     expect(back.searchParams.get('state')).toBe('web-17');
     expect(back.searchParams.get('iss')).toBe(sys.consoleUrl);
@@ -660,6 +670,24 @@ describe('console in a browser: the OAuth consent page and Connections (issue 17
     await page.goto(url('/oauth/consent/no-such-request-17'));
     await page.getByText('This request has expired or is unknown.').waitFor();
     await expectNoSeriousAxeViolations(page, 'the consent page of an unknown request');
+
+    // Allow with fewer scopes than requested and one chosen bot: the client gets a code, and the
+    // connection is listed with exactly that choice.
+    await page.goto(await authorizationUrl('Narrowed client'));
+    await page.getByRole('button', { name: 'Allow', exact: true }).waitFor({ timeout: 15000 });
+    await page.getByRole('checkbox', { name: 'kb:read', exact: true }).click();
+    await page.getByRole('radio', { name: 'Chosen bots' }).click();
+    await page.getByRole('checkbox', { name: 'Front desk' }).click();
+    await page.getByRole('button', { name: 'Allow', exact: true }).click();
+    const allowed = await returned(2);
+    expect(allowed.searchParams.get('code')).toBeTruthy();
+    expect(allowed.searchParams.get('iss')).toBe(sys.consoleUrl);
+    await page.waitForURL(REDIRECT + '**');
+    await page.goto(url(`/w/${ws.id}/connections`));
+    const row = page.getByRole('row').filter({ hasText: 'Narrowed client' });
+    await row.waitFor({ timeout: 15000 });
+    await expect(row.getByRole('listitem').allTextContents()).resolves.toEqual(['bots:read', 'chat:invoke']);
+    await expect(row.getByText('Front desk', { exact: true }).count()).resolves.toBe(1);
   }, 90000);
 
   it('consent: a member of no workspace as owner or admin is told so and can only Deny', async () => {
@@ -684,7 +712,10 @@ describe('console in a browser: the OAuth consent page and Connections (issue 17
     await table.waitFor();
     for (const col of ['Client', 'Approved by', 'Scopes', 'Bots', 'Created', 'Last used', 'Revoked']) await expect(table.getByRole('columnheader', { name: col, exact: true }).count()).resolves.toBe(1);
     await expect(table.getByText('<img src=x onerror=alert(1)> Official console', { exact: true }).count()).resolves.toBe(1);
-    await expect(table.getByText('Unverified').count()).resolves.toBe(2);
+    // Every client name is marked (the seeded two, and the one allowed in the consent test when it ran first).
+    const rows = await table.locator('tbody tr').count();
+    expect(rows).toBeGreaterThanOrEqual(2);
+    await expect(table.getByText('Unverified').count()).resolves.toBe(rows);
     await page.waitForLoadState('networkidle');
     await expectNoSeriousAxeViolations(page, 'the Connections page');
     await screenshot(page, 'connections');
