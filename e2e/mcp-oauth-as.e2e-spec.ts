@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { discoverAuthorizationServerMetadata, exchangeAuthorization, refreshAuthorization, registerClient, startAuthorization as sdkStart } from '@modelcontextprotocol/sdk/client/auth.js';
 import { connect, NatsConnection } from 'nats';
 import { createUser } from './support/admin';
 import { SpawnedApp, spawnApp, waitFor } from './support/apps';
@@ -356,6 +357,27 @@ describe('MCP authorization server (oidc-provider in the console)', () => {
     }
     expect(await verify(tokens.access_token)).toEqual({ token: null, workspace: null, audience: null });
     expect(await verify(b64url(randomBytes(32)))).toEqual({ token: null, workspace: null, audience: null });
+  });
+
+  it("works with the MCP SDK client's OAuth helpers (discovery, DCR, PKCE, exchange, refresh)", async () => {
+    const metadata = await discoverAuthorizationServerMetadata(base);
+    expect(metadata?.issuer).toBe(base);
+    // The address' registrations are used up by the limit test: a CIMD client instead, as the SDK would take it.
+    await expect(registerClient(base, { metadata, clientMetadata: { redirect_uris: [REDIRECT], client_name: 'SDK client' } })).rejects.toThrow();
+    const clientInformation = { client_id: cimdUrl };
+    const { authorizationUrl, codeVerifier } = await sdkStart(base, { metadata, clientInformation, redirectUrl: REDIRECT, scope: 'bots:read', state: 'sdk-state', resource: new URL(resource) });
+    const jar = new Jar();
+    const res = await fetch(authorizationUrl, { redirect: 'manual' });
+    jar.take(res);
+    const uid = /\/oauth\/consent\/([A-Za-z0-9_-]+)$/.exec(res.headers.get('location')!)![1]!;
+    const allowed = await person.post(`/api/oauth/interactions/${uid}/allow`, { workspace_id: ws.id, scopes: ['bots:read'], bot_ids: null });
+    expect(allowed.status).toBe(200);
+    const back = await resume({ jar, uid, verifier: codeVerifier, state: 'sdk-state' }, allowed.body.redirect_to);
+    const tokens = await exchangeAuthorization(base, { metadata, clientInformation, authorizationCode: back.searchParams.get('code')!, codeVerifier, redirectUri: REDIRECT, resource: new URL(resource) });
+    expect(tokens.scope).toBe('bots:read');
+    expect((await verify(tokens.access_token)).audience).toBe(resource);
+    const refreshed = await refreshAuthorization(base, { metadata, clientInformation, refreshToken: tokens.refresh_token!, resource: new URL(resource) });
+    expect((await verify(refreshed.access_token)).token).toMatchObject({ scopes: ['bots:read'], botIds: null });
   });
 
   it('the DCR client authorizes too (all bots)', async () => {
