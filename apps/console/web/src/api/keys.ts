@@ -10,4 +10,6 @@ export const keys = {
   members: (id: string) => ['workspace', id, 'members'] as const,
   invitations: (id: string) => ['workspace', id, 'invitations'] as const,
   audit: (id: string) => ['workspace', id, 'audit'] as const,
+  connections: (id: string) => ['workspace', id, 'connections'] as const,
+  interaction: (uid: string) => ['oauth-interaction', uid] as const,
 };

@@ -1,4 +1,4 @@
-import type { paths } from './schema';
+import type { ConsolePaths as paths } from './oauth-schema';
 
 /*
  * The views the pages use, taken from the API's paths (not from schema names), so that the
@@ -34,3 +34,6 @@ export type Member = Item<Ok<WP<'/members'>, 'get'>>;
 export type Invitation = Item<Ok<WP<'/invitations'>, 'get'>>;
 export type InviteBody = Body<WP<'/invitations'>, 'post'>;
 export type AuditEntry = Item<Ok<WP<'/audit'>, 'get'>>;
+export type OAuthInteraction = Ok<'/oauth/interactions/{uid}', 'get'>;
+export type OAuthAllow = Body<'/oauth/interactions/{uid}/allow', 'post'>;
+export type Connection = Item<Ok<WP<'/connections'>, 'get'>>;

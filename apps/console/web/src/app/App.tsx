@@ -6,6 +6,8 @@ import { useSession } from '../api/session';
 import { Loading, ErrorMessage } from '../components/Messages';
 import { AcceptInvitationPage } from '../pages/accept-invitation/AcceptInvitationPage';
 import { AuditPage } from '../pages/audit/AuditPage';
+import { ConnectionsPage } from '../pages/connections/ConnectionsPage';
+import { ConsentPage } from '../pages/consent/ConsentPage';
 import { ConsoleLayout } from '../pages/layout/ConsoleLayout';
 import { ForgotPasswordPage } from '../pages/forgot-password/ForgotPasswordPage';
 import { MembersPage } from '../pages/members/MembersPage';
@@ -48,6 +50,7 @@ const router = createBrowserRouter([
       { path: '/forgot-password', element: <ForgotPasswordPage /> },
       { path: '/reset-password', element: <ResetPasswordPage /> },
       { path: '/accept-invitation', element: <AcceptInvitationPage /> },
+      { path: '/oauth/consent/:uid', element: <ConsentPage /> },
       {
         path: '/w/:workspaceId',
         element: <ConsoleLayout />,
@@ -56,6 +59,7 @@ const router = createBrowserRouter([
           { path: 'tokens', element: <TokensPage /> },
           { path: 'webhooks', element: <WebhooksPage /> },
           { path: 'webhooks/:webhookId', element: <WebhookPage /> },
+          { path: 'connections', element: <ConnectionsPage /> },
           { path: 'members', element: <MembersPage /> },
           { path: 'workspace', element: <WorkspacePage /> },
           { path: 'audit', element: <AuditPage /> },

@@ -2,7 +2,7 @@ import { useEffect, type ReactNode } from 'react';
 import { Brand } from './Brand';
 
 /** The frame of the pages people see before signing in: a centred card. */
-export function AuthLayout({ title, children, footer }: { title: string; children: ReactNode; footer?: ReactNode }) {
+export function AuthLayout({ title, children, footer, wide = false }: { title: string; children: ReactNode; footer?: ReactNode; wide?: boolean }) {
   useEffect(() => {
     document.title = `${title} · Console`;
   }, [title]);
@@ -11,7 +11,7 @@ export function AuthLayout({ title, children, footer }: { title: string; childre
       <header className="auth__brand">
         <Brand />
       </header>
-      <main id="main" className="auth__card">
+      <main id="main" className={wide ? 'auth__card auth__card--wide' : 'auth__card'}>
         <h1 className="auth__title" tabIndex={-1}>
           {title}
         </h1>
