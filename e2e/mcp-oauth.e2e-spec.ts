@@ -28,10 +28,7 @@ import { errorOf } from './support/mcp';
  */
 const OWNER = { email: 'olga.oauth@example.com', password: 'owner password for the oauth suite', name: 'Olga OAuth' };
 const KEEP = ['bots:read', 'kb:read'];
-const SCOPE_WORDS: Record<string, string> = {
-  'bots:read': 'Read your bots and their settings.',
-  'kb:read': 'Read what is in your bots’ knowledge bases.',
-};
+const ALL_SCOPES = ['bots:read', 'bots:write', 'kb:read', 'kb:write', 'chat:invoke', 'conversations:read', 'leads:read', 'analytics:read', 'bookings:read', 'bookings:write'];
 
 /** An OAuthClientProvider that keeps everything in memory and hands the authorization URL to the test. */
 class TestProvider implements OAuthClientProvider {
@@ -193,12 +190,6 @@ describe('MCP OAuth: the official SDK client connects through the console (issue
     await waitFor(() => box.isChecked(), (v) => v === on, 3000, 50);
   }
 
-  /** A scope's checkbox, named by the scope itself or by its words. */
-  const scopeBox = (page: Page, scope: string) => {
-    const byId = page.getByRole('checkbox', { name: scope });
-    return SCOPE_WORDS[scope] ? byId.or(page.getByRole('checkbox', { name: SCOPE_WORDS[scope] })).first() : byId.first();
-  };
-
   interface Consent {
     action: 'Allow' | 'Deny';
     /** Photograph the consent page (docs/screenshots/console-consent.png) and run axe on it. */
@@ -231,20 +222,15 @@ describe('MCP OAuth: the official SDK client connects through the console (issue
     if (consent.action === 'Allow') {
       // The workspace (the owner has one; a select is used when there are several).
       const wsSelect = page.getByLabel('Workspace', { exact: true });
-      if ((await wsSelect.count()) && (await wsSelect.first().evaluate((e) => e.tagName)) === 'SELECT') await wsSelect.first().selectOption(ws.id);
-      // Keep bots:read and kb:read, untick every other scope.
-      for (const box of await page.getByRole('checkbox').all()) {
-        const name = (await box.getAttribute('aria-label')) ?? (await page.locator('label').filter({ has: box }).first().innerText().catch(() => ''));
-        const isScope = /:(read|write|invoke)\b/.test(name) || Object.values(SCOPE_WORDS).includes(name) || / your bots|bookings|conversations|leads|analytics|knowledge/i.test(name);
-        if (!isScope) continue;
-        const keep = KEEP.some((s) => name.includes(s) || name.includes(SCOPE_WORDS[s]!));
-        await setBox(box, keep);
-      }
-      for (const s of KEEP) expect([s, await scopeBox(page, s).isChecked()]).toEqual([s, true]);
+      await wsSelect.selectOption(ws.id);
+      // Keep bots:read and kb:read (every requested scope starts checked), untick the other eight.
+      for (const scope of ALL_SCOPES) await setBox(page.getByRole('checkbox', { name: scope, exact: true }), KEEP.includes(scope));
       // Chosen bots: only Helper X.
-      const chosen = page.getByRole('radio', { name: 'Chosen bots' });
-      await page.locator('label').filter({ has: chosen }).first().click().catch(() => chosen.check({ force: true }));
-      await setBox(page.getByRole('checkbox', { name: 'Helper X' }).first(), true);
+      const chosen = page.getByRole('radio', { name: 'Chosen bots', exact: true });
+      await page.locator('label').filter({ has: chosen }).first().click();
+      await waitFor(() => chosen.isChecked(), (v) => v, 3000, 50);
+      await setBox(page.getByRole('checkbox', { name: 'Helper X', exact: true }), true);
+      expect(await page.getByRole('checkbox', { name: 'Helper Y', exact: true }).isChecked()).toBe(false);
       if (consent.photograph) {
         await page.waitForLoadState('networkidle');
         // The client's self-asserted name is marked as unverified, and its redirect host is shown.
@@ -443,8 +429,11 @@ describe('MCP OAuth: the official SDK client connects through the console (issue
       const row = page.getByRole('row').filter({ hasText: 'Claude (test double)' });
       await row.first().waitFor();
       const rowText = await row.first().innerText();
-      expect(rowText).toContain(OWNER.name);
-      expect(rowText).toMatch(/bots:read|Read your bots/);
+      expect(rowText).toMatch(new RegExp(`${OWNER.name}|${OWNER.email}`));
+      expect(rowText).toMatch(/unverified/i);
+      expect(rowText).toContain('bots:read');
+      expect(rowText).toContain('kb:read');
+      expect(rowText).not.toContain('bookings:write');
       expect(rowText).toContain('Helper X');
       const token = provider.saved!.access_token;
       expect((await rawMcp(token)).status).toBe(200);
