@@ -11,9 +11,10 @@ import { peopleAdminProvider } from './auth/people.providers';
 import { SessionCookie } from './auth/session-cookie';
 import { Workspaces } from './auth/workspaces';
 import { CONSOLE_CONFIG, CONSOLE_LOGGER, ConsoleConfig } from './config/console.config';
-import { CONSOLE_CONTROLLERS } from './console.controllers';
+import { CONSOLE_CONTROLLERS, CONSOLE_HANDLERS } from './console.controllers';
 import { CONSOLE_DOCUMENT, createConsoleDocument } from './openapi/console-document';
 import { Sessions } from './session/session-views';
+import { OauthServer } from './oauth/oauth-server';
 import { SignInThrottleLifecycle, resetMailLimitProvider, signInThrottleProvider } from './session/sign-in-throttle.provider';
 
 @Global()
@@ -31,8 +32,9 @@ class ConsoleCoreModule {
       signInThrottleProvider,
       resetMailLimitProvider,
       SignInThrottleLifecycle,
+      OauthServer,
     ];
-    return { module: ConsoleCoreModule, providers, exports: [CONSOLE_CONFIG, CONSOLE_LOGGER, SessionCookie, peopleAdminProvider, Workspaces, ConsoleAudit, Sessions, signInThrottleProvider, resetMailLimitProvider] };
+    return { module: ConsoleCoreModule, providers, exports: [CONSOLE_CONFIG, CONSOLE_LOGGER, SessionCookie, peopleAdminProvider, Workspaces, ConsoleAudit, Sessions, signInThrottleProvider, resetMailLimitProvider, OauthServer] };
   }
 }
 
@@ -52,7 +54,7 @@ export class AppModule {
         MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, connectionName: 'console' }),
         OpsModule.forService('console', config),
       ],
-      controllers,
+      controllers: [...controllers, ...CONSOLE_HANDLERS],
       providers: [
         { provide: APP_FILTER, inject: [CONSOLE_LOGGER], useFactory: (l: Logger) => new HttpErrorFilter(l) },
         { provide: APP_GUARD, useClass: ConsoleGuard },

@@ -10,6 +10,8 @@ import { SessionController } from './session/session.controller';
 import { TokensController } from './tokens/tokens.controller';
 import { WebhooksController } from './webhooks/webhooks.controller';
 import { WorkspaceController } from './workspace/workspace.controller';
+import { OauthInteractionsController } from './oauth/interactions.controller';
+import { ConnectionVerifyHandler } from './oauth/connection-verify.handler';
 
 /** Every controller of the console's API (the OpenAPI document is generated from these). */
 export const CONSOLE_CONTROLLERS: Type[] = [
@@ -23,5 +25,9 @@ export const CONSOLE_CONTROLLERS: Type[] = [
   MembersController,
   InvitationsController,
   AuditController,
+  OauthInteractionsController,
   ConsoleOpenApiController,
 ];
+
+/** The console's NATS handlers (queue group `console`). */
+export const CONSOLE_HANDLERS: Type[] = [ConnectionVerifyHandler];

@@ -4,6 +4,7 @@ import { createEdgeApp, serveHttp } from '@sa/edge';
 import { createLogger } from '@sa/logging';
 import { AppModule } from './app.module';
 import { loadMcpConfig } from './config/mcp.config';
+import { installProtectedResource } from './http/protected-resource';
 
 /**
  * The MCP server: HTTP (Streamable HTTP at /mcp) for agents, plus the NATS queue group `mcp` so
@@ -14,13 +15,14 @@ async function bootstrap(): Promise<void> {
   const logger = createLogger('mcp', { level: config.logLevel });
   const cors = { paths: ['/mcp'], allowHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Last-Event-ID'] };
   const app = await createEdgeApp(AppModule.forRoot(config, logger), config, logger, cors);
+  installProtectedResource(app.getHttpAdapter().getInstance(), config);
   app.connectMicroservice<MicroserviceOptions>({
     transport: Transport.NATS,
     options: { servers: [config.natsUrl], queue: 'mcp', name: `mcp-${process.pid}`, maxReconnectAttempts: -1, reconnectTimeWait: 500 },
   });
   await app.startAllMicroservices();
   await serveHttp(app, { port: config.port, host: config.host, graceMs: config.shutdownGraceMs, logger });
-  logger.info({ url: `http://${config.host}:${config.port}/mcp` }, 'MCP server listening');
+  logger.info({ url: `http://${config.host}:${config.port}/mcp`, resource: config.resourceUrl }, 'MCP server listening');
 }
 
 bootstrap().catch((err: unknown) => {

@@ -12,6 +12,8 @@ import type { RateDecision, RateLimiter } from './rate-limiter';
 export interface BearerVerifier {
   accepts(secret: string): boolean;
   verify(secret: string): Promise<VerifiedToken>;
+  /** The rate-limit key of a grant this verifier resolved (default `token:<id>`). */
+  rateKey?(id: string): string;
 }
 
 export interface EdgeCaller {
@@ -38,7 +40,7 @@ export class EdgeAuthenticator {
     if (!verifier) throw new Unauthorized();
     const { token, workspace } = await verifier.verify(secret);
     if (!hasLiveApiAccess(workspace)) throw new ApiLocked();
-    const rate = await this.limiter.hit(`token:${token.id}`);
+    const rate = await this.limiter.hit(verifier.rateKey?.(token.id) ?? `token:${token.id}`);
     return {
       rate,
       caller: {

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { MAX_JSON_DEPTH, Plan } from '@sa/contracts';
 import { env } from '@sa/config';
 import { IdentityChangeFeed, IdentitySource, PlanLimit, TokenVerifier, mergePlanLimits } from '@sa/identity';
-import { EdgeAuthenticator } from './edge-auth';
+import { BearerVerifier, EdgeAuthenticator } from './edge-auth';
 import { MemoryRateLimiter, RateLimiter, RedisRateLimiter } from './rate-limiter';
 
 /** A comma-separated list of exact browser origins (`https://app.example.com`, no path, no `*`). */
@@ -82,8 +82,9 @@ export function createRateLimiter(config: EdgeSettings, logger: Logger, limit: n
     : new MemoryRateLimiter(limit, windowSeconds * 1000);
 }
 
-export function createAuthenticator(verifier: TokenVerifier, limiter: RateLimiter, config: EdgeSettings): EdgeAuthenticator {
-  return new EdgeAuthenticator([verifier], limiter, mergePlanLimits(config.planLimits));
+/** The REST gateway passes the token verifier alone; the MCP server adds the OAuth ConnectionVerifier. */
+export function createAuthenticator(verifier: TokenVerifier, limiter: RateLimiter, config: EdgeSettings, others: BearerVerifier[] = []): EdgeAuthenticator {
+  return new EdgeAuthenticator([verifier, ...others], limiter, mergePlanLimits(config.planLimits));
 }
 
 /**

@@ -13,3 +13,4 @@ export * from './http-policy';
 export * from './json-body';
 export * from './openapi';
 export * from './dto-pipe';
+export * from './connection-verifier';

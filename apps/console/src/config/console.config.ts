@@ -64,12 +64,41 @@ export const loadConsoleConfig = (source: Record<string, string | undefined> = p
       passwordResetMaxPerAccount: env.int('CONSOLE_PASSWORD_RESET_MAX_PER_ACCOUNT', 3, { min: 1 }),
       passwordResetMaxPerAddress: env.int('CONSOLE_PASSWORD_RESET_MAX_PER_ADDRESS', 20, { min: 1 }),
       passwordResetWindowSeconds: env.int('CONSOLE_PASSWORD_RESET_WINDOW_SECONDS', 3600, { min: 1, max: 86400 }),
+      // ---- MCP OAuth (issue 17): the authorization server at /oauth/* ----
+      /** The MCP server's resource URL (RFC 8707): the only resource tokens are issued for. Default http://127.0.0.1:${MCP_PORT:-3001}/mcp. */
+      mcpResourceUrl: env.url('MCP_RESOURCE_URL', `http://127.0.0.1:${source['MCP_PORT'] || '3001'}/mcp`, ['http', 'https']),
+      oauthAccessTokenTtlSeconds: env.int('OAUTH_ACCESS_TOKEN_TTL_SECONDS', 600, { min: 30, max: 86400 }),
+      oauthRefreshTokenTtlSeconds: env.int('OAUTH_REFRESH_TOKEN_TTL_SECONDS', 30 * 86400, { min: 300, max: 365 * 86400 }),
+      /** A rotated refresh token still works once more within this many seconds (two concurrent refreshes both succeed). */
+      oauthRefreshGraceSeconds: env.int('OAUTH_REFRESH_GRACE_SECONDS', 30, { min: 0, max: 600 }),
+      /** A client registered through DCR is forgotten after this long unused. */
+      oauthDcrClientTtlSeconds: env.int('OAUTH_DCR_CLIENT_TTL_SECONDS', 30 * 86400, { min: 300, max: 365 * 86400 }),
+      /** Registrations (POST /oauth/register) allowed per client address within the window. */
+      oauthDcrMaxPerAddress: env.int('OAUTH_DCR_MAX_PER_ADDRESS', 10, { min: 1 }),
+      oauthDcrWindowSeconds: env.int('OAUTH_DCR_WINDOW_SECONDS', 3600, { min: 1, max: 86400 }),
+      /** Client ID Metadata Documents at http://<loopback> (tests, local clients); otherwise https only. */
+      oauthCimdAllowLoopback: env.bool('OAUTH_CIMD_ALLOW_LOOPBACK', false),
+      oauthCimdMaxBytes: env.int('OAUTH_CIMD_MAX_BYTES', 5 * 1024, { min: 512, max: 64 * 1024 }),
+      oauthCimdCacheMinSeconds: env.int('OAUTH_CIMD_CACHE_MIN_SECONDS', 60, { min: 0, max: 86400 }),
+      oauthCimdCacheMaxSeconds: env.int('OAUTH_CIMD_CACHE_MAX_SECONDS', 3600, { min: 0, max: 7 * 86400 }),
+      /** Signing keys (a JWKS as JSON) oidc-provider keeps for what it signs; opaque tokens need none. Empty: a key generated at start. */
+      oauthJwks: env.str('OAUTH_JWKS', ''),
+      /** Random secrets (comma-separated) oidc-provider signs its cookies with. Empty: generated at start (one replica only). */
+      oauthCookieKeys: env.str('OAUTH_COOKIE_KEYS', ''),
     },
     source,
   );
   const publicOrigin = parsed.publicUrl ?? `http://${parsed.host === '0.0.0.0' || parsed.host === '::' ? '127.0.0.1' : parsed.host}:${parsed.port}`;
-  return { ...parsed, publicUrl: publicOrigin, extraOrigins: [...new Set([...parsed.extraOrigins, ...loopbackAliases(publicOrigin)])] };
+  return { ...parsed, publicUrl: publicOrigin, mcpResourceUrl: normaliseResource(parsed.mcpResourceUrl), extraOrigins: [...new Set([...parsed.extraOrigins, ...loopbackAliases(publicOrigin)])] };
 };
+
+/** A resource URL without a trailing slash on its path (clients differ by one: the comparison is on this form). */
+export function normaliseResource(url: string): string {
+  const u = new URL(url);
+  u.hash = '';
+  if (u.pathname.length > 1 && u.pathname.endsWith('/')) u.pathname = u.pathname.slice(0, -1);
+  return u.pathname === '/' && !u.search ? u.origin : u.toString();
+}
 
 const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost', '[::1]'];
 

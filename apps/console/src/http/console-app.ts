@@ -1,5 +1,5 @@
 import type { DynamicModule } from '@nestjs/common';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
 import fastifyCookie from '@fastify/cookie';
@@ -12,6 +12,7 @@ import { CsrfFailed } from '@sa/people';
 import { UNSAFE_METHODS, consoleOrigins, originRefusal } from '../auth/csrf';
 import { SECURITY_HEADERS, isApiPath } from './security-headers';
 import { serveWebApp } from './web-app';
+import { OAUTH_METADATA_PATH, OauthServer, isOauthPath } from '../oauth/oauth-server';
 
 /**
  * The console's HTTP server: Fastify with the public edges' hardening (timeouts, connections per
@@ -35,8 +36,11 @@ export async function createConsoleApp(module: DynamicModule, config: ConsoleCon
   limitConnectionsPerAddress(fastify.server, config.httpMaxConnectionsPerAddress);
   configureFastify(fastify, logger);
   const origins = consoleOrigins(config);
+  let oauth: OauthServer | undefined;
   fastify.addHook('onRequest', async (req, reply) => {
     void reply.headers(SECURITY_HEADERS);
+    const path = req.url.split('?')[0];
+    if (oauth && isOauthPath(path)) return handOverToOauth(oauth, req, reply);
     if (!isApiPath(req.url.split('?')[0])) return;
     void reply.header('cache-control', 'no-store');
     // A cross-site write is refused before its body is read, whatever its content type (a forged
@@ -51,8 +55,35 @@ export async function createConsoleApp(module: DynamicModule, config: ConsoleCon
   acceptConsoleJson(fastify, config.jsonMaxDepth);
   await fastify.register(fastifyCookie);
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, { logger: new PinoNestLogger(logger), bodyParser: false });
+  oauth = app.get(OauthServer, { strict: false });
   await serveWebApp(fastify, config.webDir);
   return app;
+}
+
+/**
+ * The authorization server (oidc-provider, a Koa app) answers /oauth/* (but the consent page) and
+ * the RFC 8414 metadata with the raw request and response: Fastify's JSON-only body parsing and the
+ * console's Origin check (programs call the token, registration and revocation endpoints) do not
+ * apply; the security headers do. Registrations are limited per client address.
+ */
+async function handOverToOauth(oauth: OauthServer, req: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const raw = reply.raw;
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) raw.setHeader(name, value);
+  const path = req.url.split('?')[0];
+  if (req.method === 'POST' && path === '/oauth/register') {
+    const limit = await oauth.registrationAllowed(req.ip);
+    if (!limit.ok) {
+      void reply
+        .code(429)
+        .header('retry-after', String(limit.retryAfterSeconds))
+        .header('cache-control', 'no-store')
+        .send({ error: 'temporarily_unavailable', error_description: `Too many client registrations from this address; retry in ${limit.retryAfterSeconds} seconds` });
+      return reply;
+    }
+  }
+  if (path === OAUTH_METADATA_PATH) req.raw.url = '/.well-known/openid-configuration' + req.url.slice(path.length);
+  reply.hijack();
+  oauth.callback()(req.raw, raw);
 }
 
 /**

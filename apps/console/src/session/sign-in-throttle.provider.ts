@@ -4,7 +4,7 @@ import { CONSOLE_CONFIG, CONSOLE_LOGGER, ConsoleConfig } from '../config/console
 import { FailureCounter, MemoryFailureCounter, RedisFailureCounter, ResetMailLimit, SignInThrottle } from './sign-in-throttle';
 
 /** In Redis (shared by replicas) when REDIS_URL is set, else in this process. */
-function failureCounter(config: ConsoleConfig, logger: Logger, windowSeconds: number): FailureCounter {
+export function failureCounter(config: ConsoleConfig, logger: Logger, windowSeconds: number): FailureCounter {
   const windowMs = windowSeconds * 1000;
   return config.redisUrl ? new RedisFailureCounter(config.redisUrl, windowMs, logger) : new MemoryFailureCounter(windowMs);
 }

@@ -11,28 +11,6 @@ function botNames(ids: string[] | null, bots: Bot[]): string {
   return ids.map((id) => bots.find((b) => b.id === id)?.name ?? id).join(', ');
 }
 
-function Revoked({ at }: { at: string | null }) {
-  if (!at) {
-    return (
-      <span className="badge badge--succeeded">
-        <span className="badge__icon" aria-hidden="true" />
-        Active
-      </span>
-    );
-  }
-  return (
-    <span className="stack-xs">
-      <span className="badge badge--failed">
-        <span className="badge__icon" aria-hidden="true" />
-        Revoked
-      </span>
-      <span className="muted small">
-        <DateTime value={at} />
-      </span>
-    </span>
-  );
-}
-
 /** Every OAuth connection of the workspace; client names are self-asserted and marked so. */
 export function ConnectionsTable({ connections, bots }: { connections: Connection[]; bots: Bot[] }) {
   const { workspace, canManage } = useCurrentWorkspace();
@@ -40,7 +18,7 @@ export function ConnectionsTable({ connections, bots }: { connections: Connectio
   if (connections.length === 0) return <p className="empty">No connections yet.</p>;
   return (
     <div className="table-wrap" tabIndex={0} role="region" aria-label="Connections table">
-      <table className="table">
+      <table className="table table--connections">
         <thead>
           <tr>
             <th scope="col">Client</th>
@@ -60,7 +38,7 @@ export function ConnectionsTable({ connections, bots }: { connections: Connectio
         <tbody>
           {connections.map((c) => (
             <tr key={c.id} className={c.revoked_at ? 'table__row--inactive' : undefined}>
-              <th scope="row" className="table__name">
+              <th scope="row" className="table__name client-cell">
                 <span className="stack-xs">
                   <ClientName name={c.client_name} id={`connection-${c.id}`} />
                   <span className="muted small">
@@ -86,7 +64,7 @@ export function ConnectionsTable({ connections, bots }: { connections: Connectio
                 <DateTime value={c.last_used_at} empty="Never" />
               </td>
               <td>
-                <Revoked at={c.revoked_at} />
+                <DateTime value={c.revoked_at} empty="No" />
               </td>
               {canManage ? (
                 <td className="table__actions">

@@ -1,0 +1,158 @@
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsUUID, Matches, ValidateIf } from 'class-validator';
+import { randomUUID } from 'node:crypto';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import type { DataSource } from 'typeorm';
+import { Role, SCOPES, Scope } from '@sa/contracts';
+import { dto } from '@sa/edge';
+import { NotFound, ValidationFailed } from '@sa/errors';
+import { RpcClient } from '@sa/messaging';
+import { ForbiddenRole, PeopleAdmin, roleAtLeast } from '@sa/people';
+import { ConsoleAudit } from '../audit/console-audit';
+import { ConsoleCaller, ConsoleCallerInfo, ConsoleRoute } from '../auth/console-route.decorator';
+import { Workspaces } from '../auth/workspaces';
+import { ApiConsoleErrors } from '../openapi/console-responses';
+import { OauthServer } from './oauth-server';
+
+export class InteractionParams {
+  @Matches(/^[A-Za-z0-9_-]{1,100}$/, { message: 'uid is not an interaction id' }) uid: string;
+}
+
+export class AllowInteractionRequest {
+  @IsUUID('all') workspace_id: string;
+  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(SCOPES.length) @IsIn(SCOPES, { each: true }) scopes: Scope[];
+  /** Null: every bot of the workspace. */
+  @IsOptional() @ValidateIf((_o, v) => v !== null) @IsArray() @ArrayMaxSize(1000) @IsUUID('all', { each: true }) bot_ids: string[] | null;
+}
+
+export interface InteractionView {
+  client: { id: string; name: string; name_verified: false; redirect_host: string };
+  requested_scopes: string[];
+  resource: string;
+  workspaces: { id: string; name: string; role: Role }[];
+}
+
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
+/**
+ * The consent of an authorization (the web page /oauth/consent/:uid calls these): what the client
+ * asks for, and the signed-in person's Allow (workspace, scopes, bots: a grant and a connection)
+ * or Deny (access_denied). The person must be owner or admin of the workspace chosen.
+ */
+@ApiTags('OAuth consent')
+@Controller('api/oauth/interactions/:uid')
+export class OauthInteractionsController {
+  constructor(
+    private readonly oauth: OauthServer,
+    private readonly people: PeopleAdmin,
+    private readonly workspaces: Workspaces,
+    private readonly rpc: RpcClient,
+    private readonly audit: ConsoleAudit,
+    @Inject(getDataSourceToken()) private readonly ds: DataSource,
+  ) {}
+
+  private async load(uid: string): Promise<{ interaction: any; client: any; requested: string[]; resource: string }> {
+    const interaction = await this.oauth.provider.Interaction.find(uid);
+    if (!interaction || interaction.result) throw new NotFound('Authorization request');
+    const params = interaction.params as Record<string, string | undefined>;
+    const client = params['client_id'] ? await this.oauth.provider.Client.find(params['client_id']) : undefined;
+    if (!client) throw new NotFound('Authorization request');
+    const requested = (params['scope'] ?? '').split(' ').filter(Boolean);
+    return { interaction, client, requested, resource: this.oauth.resource };
+  }
+
+  private redirectHost(interaction: any): string {
+    try {
+      return new URL(String(interaction.params['redirect_uri'])).host;
+    } catch {
+      return '';
+    }
+  }
+
+  @Get()
+  @ConsoleRoute('session')
+  @ApiOperation({ operationId: 'getOauthInteraction', summary: 'What a client asks for', description: 'The client (its self-asserted name, never verified), its redirect host, the scopes requested and the workspaces the person may approve for (owner or admin).' })
+  @ApiConsoleErrors(400, 401, 404, 503)
+  async get(@ConsoleCaller() caller: ConsoleCallerInfo, @Param(dto(InteractionParams, 'path')) params: InteractionParams): Promise<InteractionView> {
+    const { interaction, client, requested, resource } = await this.load(params.uid);
+    const memberships = (await this.people.workspacesOf(caller.person.id)).filter((m) => roleAtLeast(m.role, 'admin'));
+    const names = await this.workspaces.names(memberships.map((m) => m.workspace_id));
+    return {
+      client: { id: client.clientId, name: client.clientName ?? client.clientId, name_verified: false, redirect_host: this.redirectHost(interaction) },
+      requested_scopes: requested.filter((s) => (SCOPES as readonly string[]).includes(s)),
+      resource,
+      workspaces: memberships.filter((m) => names.has(m.workspace_id)).map((m) => ({ id: m.workspace_id, name: names.get(m.workspace_id)!, role: m.role })),
+    };
+  }
+
+  @Post('allow')
+  @HttpCode(200)
+  @ConsoleRoute('session')
+  @ApiOperation({ operationId: 'allowOauthInteraction', summary: 'Allow', description: 'Approves the client for one workspace with the chosen scopes (a subset of those requested) and bots (null: all); creates the connection. Answers where the browser goes next.' })
+  @ApiConsoleErrors(400, 401, 403, 404, 503)
+  async allow(
+    @ConsoleCaller() caller: ConsoleCallerInfo,
+    @Req() req: { id: unknown },
+    @Param(dto(InteractionParams, 'path')) params: InteractionParams,
+    @Body(dto(AllowInteractionRequest, 'body')) body: AllowInteractionRequest,
+  ): Promise<{ redirect_to: string }> {
+    const { interaction, client, requested, resource } = await this.load(params.uid);
+    const role = await this.people.roleIn(caller.person.id, body.workspace_id);
+    if (!role) throw new NotFound('Workspace');
+    if (!roleAtLeast(role, 'admin')) throw new ForbiddenRole('Only owners and admins approve connections');
+    const facts = await this.workspaces.facts(body.workspace_id);
+    if (!facts) throw new NotFound('Workspace');
+    const scopes = [...new Set(body.scopes)];
+    const notRequested = scopes.filter((s) => !requested.includes(s));
+    if (notRequested.length) {
+      throw new ValidationFailed(notRequested.map((s) => ({ code: 'invalid_value', path: ['body', 'scopes'], message: `${s} was not requested by the client` })));
+    }
+    let botIds: string[] | null = body.bot_ids ?? null;
+    if (botIds) {
+      botIds = [...new Set(botIds)];
+      const ctx = this.workspaces.callerContext(facts, role, String(req.id));
+      const { found } = await this.rpc.send('bots.bot.check', { ids: botIds }, ctx);
+      const missing = botIds.filter((id) => !found.includes(id));
+      if (missing.length) throw new ValidationFailed(missing.map((id) => ({ code: 'invalid_value', path: ['body', 'bot_ids'], message: `bot ${id} is not in this workspace` })));
+    }
+
+    const grant = new this.oauth.provider.Grant({ accountId: caller.person.id, clientId: client.clientId });
+    grant.addResourceScope(resource, scopes.join(' '));
+    // Refresh tokens are issued without offline_access; when asked for, it is granted too (no ID tokens: openid is never granted).
+    if (requested.includes('offline_access')) grant.addOIDCScope('offline_access');
+    const grantId: string = await grant.save();
+    const connectionId = randomUUID();
+    await this.ds.query(
+      `INSERT INTO people.oauth_connections (id, workspace_id, person_id, client_id, client_name, redirect_host, grant_id, scopes, bot_ids)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      [connectionId, body.workspace_id, caller.person.id, client.clientId, String(client.clientName ?? client.clientId).slice(0, 200), this.redirectHost(interaction).slice(0, 300), grantId, scopes, botIds],
+    );
+    await this.audit.record({ ...caller, workspace: { id: facts.id, name: facts.name, role } }, 'connection.created', 'connection', connectionId, {
+      client_id: client.clientId,
+      client_name: client.clientName ?? null,
+      redirect_host: this.redirectHost(interaction),
+      scopes,
+      bot_ids: botIds,
+    });
+    return { redirect_to: await this.finish(interaction, { login: { accountId: caller.person.id }, consent: { grantId } }) };
+  }
+
+  @Post('deny')
+  @HttpCode(200)
+  @ConsoleRoute('session')
+  @ApiOperation({ operationId: 'denyOauthInteraction', summary: 'Deny', description: 'Refuses the client: it receives error access_denied. Answers where the browser goes next.' })
+  @ApiConsoleErrors(400, 401, 404, 503)
+  async deny(@ConsoleCaller() _caller: ConsoleCallerInfo, @Param(dto(InteractionParams, 'path')) params: InteractionParams): Promise<{ redirect_to: string }> {
+    const { interaction } = await this.load(params.uid);
+    return { redirect_to: await this.finish(interaction, { error: 'access_denied', error_description: 'The person denied the request' }) };
+  }
+
+  /** As oidc-provider's interactionResult: the result saved on the interaction, the browser sent back to resume the authorization (its resume cookie binds it to the browser that started). */
+  private async finish(interaction: any, result: Record<string, unknown>): Promise<string> {
+    interaction.result = result;
+    const ttl = Math.max(1, interaction.exp - Math.floor(Date.now() / 1000));
+    await interaction.save(ttl);
+    return new URL(interaction.returnTo, this.oauth.issuer).toString();
+  }
+}
