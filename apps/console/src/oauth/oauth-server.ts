@@ -91,7 +91,8 @@ export class OauthServer implements OnModuleInit, BeforeApplicationShutdown {
       pkce: { required: () => true },
       scopes: ['offline_access', ...SCOPES],
       claims: { openid: ['sub'] },
-      clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' },
+      // The only signing key is EC P-256: without this default oidc-provider refuses every client that does not name the alg (RS256 default), i.e. every MCP client.
+      clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', id_token_signed_response_alg: 'ES256' },
       clientAuthMethods: ['none'],
       findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub }) }),
       // Every authorization asks the person again (a new connection each time): no grant is reused
