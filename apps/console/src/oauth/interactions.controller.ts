@@ -119,6 +119,10 @@ export class OauthInteractionsController {
 
     const grant = new this.oauth.provider.Grant({ accountId: caller.person.id, clientId: client.clientId });
     grant.addResourceScope(resource, scopes.join(' '));
+    // The scopes the person unticked are recorded as refused: otherwise oidc-provider sees requested
+    // scopes that were never decided (rs_scopes_missing) and starts a new consent instead of redirecting.
+    const refused = requested.filter((s) => (SCOPES as readonly string[]).includes(s) && !(scopes as string[]).includes(s));
+    if (refused.length) grant.rejectResourceScope(resource, refused.join(' '));
     // Refresh tokens are issued without offline_access; when asked for, it is granted too (no ID tokens: openid is never granted).
     if (requested.includes('offline_access')) grant.addOIDCScope('offline_access');
     const grantId: string = await grant.save();
