@@ -38,6 +38,8 @@ export default async function globalSetup(): Promise<void> {
   const consolePort = String(await freePort());
   const env: Record<string, string> = {
     OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
+    // OAuth clients' metadata documents served by local test servers (http://127.0.0.1:<port>).
+    OAUTH_CIMD_ALLOW_LOOPBACK: 'true',
     OUTBOUND_ALLOWED_PORTS: `80,443,${sitePort},${receiverPort}`,
     OUTBOUND_TIMEOUT_MS: '3000',
     OUTBOUND_MAX_BYTES: String(512 * 1024),

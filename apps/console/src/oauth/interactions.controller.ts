@@ -119,12 +119,14 @@ export class OauthInteractionsController {
 
     const grant = new this.oauth.provider.Grant({ accountId: caller.person.id, clientId: client.clientId });
     grant.addResourceScope(resource, scopes.join(' '));
-    // The scopes the person unticked are recorded as refused: otherwise oidc-provider sees requested
-    // scopes that were never decided (rs_scopes_missing) and starts a new consent instead of redirecting.
-    const refused = requested.filter((s) => (SCOPES as readonly string[]).includes(s) && !(scopes as string[]).includes(s));
-    if (refused.length) grant.rejectResourceScope(resource, refused.join(' '));
-    // Refresh tokens are issued without offline_access; when asked for, it is granted too (no ID tokens: openid is never granted).
+    // The scopes the person left out are rejected (else oidc-provider would ask again).
+    const left = requested.filter((s) => (SCOPES as readonly string[]).includes(s) && !scopes.includes(s as Scope));
+    if (left.length) grant.rejectResourceScope(resource, left.join(' '));
+    // Refresh tokens are issued without offline_access; when asked for, it is granted too. Any
+    // other OIDC scope (openid …) is rejected: no ID tokens, no user info.
     if (requested.includes('offline_access')) grant.addOIDCScope('offline_access');
+    const otherScopes = requested.filter((s) => s !== 'offline_access' && !(SCOPES as readonly string[]).includes(s));
+    if (otherScopes.length) grant.rejectOIDCScope(otherScopes.join(' '));
     const grantId: string = await grant.save();
     const connectionId = randomUUID();
     await this.ds.query(

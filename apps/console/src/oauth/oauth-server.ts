@@ -89,9 +89,9 @@ export class OauthServer implements OnModuleInit, BeforeApplicationShutdown {
       // OAuth 2.1 for MCP: the authorization code with PKCE S256 only, no ID tokens.
       responseTypes: ['code'],
       pkce: { required: () => true },
-      scopes: ['offline_access', ...SCOPES],
+      // OIDC-level scopes only; the ten API scopes are the MCP resource's (getResourceServerInfo).
+      scopes: ['offline_access'],
       claims: { openid: ['sub'] },
-      // The only signing key is EC P-256: without this default oidc-provider refuses every client that does not name the alg (RS256 default), i.e. every MCP client.
       clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', id_token_signed_response_alg: 'ES256' },
       clientAuthMethods: ['none'],
       findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub }) }),
@@ -120,6 +120,9 @@ export class OauthServer implements OnModuleInit, BeforeApplicationShutdown {
         introspection: { enabled: false },
         userinfo: { enabled: false },
         rpInitiatedLogout: { enabled: false },
+        // Bearer tokens only (the MCP server does not check DPoP proofs); no pushed requests.
+        dPoP: { enabled: false },
+        pushedAuthorizationRequests: { enabled: false },
         resourceIndicators: {
           enabled: true,
           // The resource parameter is required, and must be the MCP server (a trailing slash tolerated).
@@ -148,6 +151,19 @@ export class OauthServer implements OnModuleInit, BeforeApplicationShutdown {
       },
     } as Record<string, any>);
     provider.proxy = Boolean(config.trustProxy);
+    // The metadata lists the resource's scopes (oidc-provider lists only its own OIDC ones) and no openid.
+    provider.use(async (ctx: any, next: () => Promise<void>) => {
+      await next();
+      if (ctx.oidc?.route === 'discovery' && ctx.body && typeof ctx.body === 'object') {
+        ctx.body.scopes_supported = [...SCOPES, 'offline_access'];
+        delete ctx.body.claims_supported;
+        delete ctx.body.claims_parameter_supported;
+        delete ctx.body.subject_types_supported;
+        delete ctx.body.id_token_signing_alg_values_supported;
+        delete ctx.body.request_uri_parameter_supported;
+        delete ctx.body.claim_types_supported;
+      }
+    });
     provider.on('server_error', (_ctx: unknown, err: Error) => this.logger.error({ err }, 'oauth: server error'));
     this.provider = provider;
     this.pruneTimer = setInterval(() => void pruneOauthArtifacts(this.ds).catch((err: unknown) => this.logger.warn({ err }, 'oauth: prune failed')), 3600_000);

@@ -5,6 +5,7 @@ declare module 'oidc-provider' {
     constructor(issuer: string, configuration: Record<string, any>);
     proxy: boolean;
     callback(): (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void;
+    use(middleware: (ctx: any, next: () => Promise<void>) => Promise<void>): this;
     on(event: string, listener: (...args: any[]) => void): this;
     Interaction: { find(uid: string): Promise<any> };
     Client: { find(id: string): Promise<any> };
