@@ -80,7 +80,10 @@ describe('MCP server (Streamable HTTP, protocol 2025-11-25)', () => {
       };
       for (const [name, headers] of Object.entries(cases)) {
         const res = await mcpPost(INITIALIZE, headers);
-        expect([name, res.status, res.headers.get('www-authenticate')]).toEqual([name, 401, 'Bearer']);
+        // Where to discover the authorization server (RFC 9728, issue 17); invalid_token when a bearer was refused (RFC 6750).
+        const metadata = `resource_metadata="${new URL('/.well-known/oauth-protected-resource', s.mcpUrl)}"`;
+        const challenge = headers['authorization']?.startsWith('Bearer') ? `Bearer error="invalid_token", ${metadata}` : `Bearer ${metadata}`;
+        expect([name, res.status, res.headers.get('www-authenticate')]).toEqual([name, 401, challenge]);
         expect(JSON.parse(res.text)).toEqual(expect.objectContaining({ code: 'unauthorized' }));
       }
     });

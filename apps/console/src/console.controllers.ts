@@ -1,6 +1,7 @@
 import type { Type } from '@nestjs/common';
 import { AuditController } from './audit/audit.controller';
 import { BotsController } from './bots/bots.controller';
+import { ConnectionsController } from './connections/connections.controller';
 import { InvitationsController } from './invitations/invitations.controller';
 import { PublicInvitationsController } from './invitations/public-invitations.controller';
 import { MembersController } from './members/members.controller';
@@ -24,6 +25,7 @@ export const CONSOLE_CONTROLLERS: Type[] = [
   WebhooksController,
   MembersController,
   InvitationsController,
+  ConnectionsController,
   AuditController,
   OauthInteractionsController,
   ConsoleOpenApiController,

@@ -18,3 +18,4 @@ export * from './scopes';
 export * from './subjects';
 export * from './validation';
 export * from './widget';
+export * from './console-connections';

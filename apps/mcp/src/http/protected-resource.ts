@@ -53,7 +53,7 @@ export function installProtectedResource(fastify: FastifyInstance, config: Pick<
   fastify.addHook('onSend', async (req, reply, payload) => {
     if (reply.statusCode === 401 && req.url.split('?')[0].replace(/\/+$/, '') === '/mcp') {
       const params: Record<string, string> = {};
-      if (req.headers.authorization !== undefined) params['error'] = 'invalid_token';
+      if (/^Bearer\s/i.test(String(req.headers.authorization ?? ''))) params['error'] = 'invalid_token';
       params['resource_metadata'] = metadataUrl;
       void reply.header('www-authenticate', bearerChallenge(params));
     }

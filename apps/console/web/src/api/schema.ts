@@ -41,6 +41,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/oauth/interactions/{uid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a client asks for
+         * @description The client (its self-asserted name, never verified), its redirect host, the scopes requested and the workspaces the person may approve for (owner or admin).
+         */
+        get: operations["getOauthInteraction"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/interactions/{uid}/allow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Allow
+         * @description Approves the client for one workspace with the chosen scopes (a subset of those requested) and bots (null: all); creates the connection. Answers where the browser goes next.
+         */
+        post: operations["allowOauthInteraction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/oauth/interactions/{uid}/deny": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deny
+         * @description Refuses the client: it receives error access_denied. Answers where the browser goes next.
+         */
+        post: operations["denyOauthInteraction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -209,6 +269,50 @@ export interface paths {
         get: operations["listBots"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List connections
+         * @description Every MCP client allowed through OAuth in this workspace, revoked ones included, newest first.
+         *
+         *     Required role: `member` or above.
+         */
+        get: operations["listConnections"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/connections/{connectionId}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a connection
+         * @description Its access tokens answer 401 at the MCP server at once and it cannot refresh; the client must be allowed again. Revoking a revoked connection changes nothing.
+         *
+         *     Required role: `admin` or above.
+         */
+        post: operations["revokeConnection"];
         delete?: never;
         options?: never;
         head?: never;
@@ -515,6 +619,12 @@ export interface components {
             password: string;
             token: string;
         };
+        AllowInteractionRequest: {
+            bot_ids?: string[];
+            scopes: ("bots:read" | "bots:write" | "kb:read" | "kb:write" | "chat:invoke" | "conversations:read" | "leads:read" | "analytics:read" | "bookings:read" | "bookings:write")[];
+            /** Format: uuid */
+            workspace_id: string;
+        };
         /** @description An API token as listed (never its secret). */
         ApiToken: {
             /** @description Null: every bot of the workspace. */
@@ -574,6 +684,36 @@ export interface components {
         ChangeRoleRequest: {
             /** @enum {string} */
             role: "owner" | "admin" | "member";
+        };
+        /** @description An MCP client a person allowed through OAuth. It obeys the rules of an API token (scopes, bots, one rate-limit budget, 402 `api_locked` while the workspace is not live). Revoked: its access tokens answer 401 at once and it cannot refresh. */
+        Connection: {
+            /** @description Null when the person who allowed it has since been deleted. */
+            approved_by: components["schemas"]["ConnectionApprover"] | null;
+            /** @description The bots it may use; null: every bot of the workspace. */
+            bot_ids: string[] | null;
+            /** @description The OAuth client id (a URL for a client identified by its metadata document). */
+            client_id: string;
+            /** @description The client's own name, as it asserted it: not verified (render it as text). */
+            client_name: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When an MCP request last used it (recorded within about 30 seconds); null: never.
+             */
+            last_used_at: string | null;
+            /** Format: date-time */
+            revoked_at: string | null;
+            scopes: ("bots:read" | "bots:write" | "kb:read" | "kb:write" | "chat:invoke" | "conversations:read" | "leads:read" | "analytics:read" | "bookings:read" | "bookings:write")[];
+        };
+        /** @description The person who allowed the connection (their name is user text: render it as text). */
+        ConnectionApprover: {
+            display_name: string;
+            email: string;
+            /** Format: uuid */
+            person_id: string;
         };
         /** @description A new API token. Its secret is returned once, in the reply. */
         CreateApiTokenRequest: {
@@ -1001,6 +1141,166 @@ export interface operations {
                 headers: {
                     /** @description Seconds to wait. */
                     "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    getOauthInteraction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    allowOauthInteraction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AllowInteractionRequest"];
+            };
+        };
+        responses: {
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    denyOauthInteraction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                uid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1477,6 +1777,143 @@ export interface operations {
             };
             /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    listConnections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connections, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Connection"][];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    revokeConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked connection. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connection"];
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
