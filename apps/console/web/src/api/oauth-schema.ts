@@ -1,10 +1,12 @@
 import type { components, paths as generatedPaths } from './schema';
 
 /*
- * Hand-written until the console's OpenAPI document describes them (issue 17): the consent
- * interaction and the workspace's OAuth connections, in openapi-typescript's shape. When
- * `node tools/console/generate.js` writes them into ./schema, delete this file's `OAuthPaths` and
- * make `ConsolePaths` the generated `paths`: the client and the views read `ConsolePaths` only.
+ * Hand-written until the console's OpenAPI document describes them fully (issue 17): the consent
+ * interaction routes, in openapi-typescript's shape. The generated document has them but not yet
+ * their 200 answers (the controller declares no response schema). They replace the generated
+ * entries of the same path; once `node tools/console/generate.js` writes them complete, delete
+ * `OAuthPaths` and make `ConsolePaths` the generated `paths`: the client and the views read
+ * `ConsolePaths` only. (The Connections routes come from the generated schema already.)
  */
 type Scope = components['schemas']['ApiToken']['scopes'][number];
 type ErrorObject = components['schemas']['ErrorObject'];
@@ -24,25 +26,10 @@ export interface OAuthSchemas {
   };
   OAuthAllowRequest: { workspace_id: string; scopes: Scope[]; bot_ids: string[] | null };
   OAuthRedirect: { redirect_to: string };
-  /** An approval of an OAuth client for a workspace. */
-  Connection: {
-    id: string;
-    client_id: string;
-    client_name: string | null;
-    redirect_host: string;
-    approved_by: components['schemas']['AuditActor'];
-    scopes: Scope[];
-    bot_ids: string[] | null;
-    created_at: string;
-    last_used_at: string | null;
-    revoked_at: string | null;
-  };
 }
 
 type S = OAuthSchemas;
 type UidPath = { query?: never; header?: never; path: { uid: string }; cookie?: never };
-type WsPath = { query?: never; header?: never; path: { workspaceId: string }; cookie?: never };
-type ConnPath = { query?: never; header?: never; path: { workspaceId: string; connectionId: string }; cookie?: never };
 
 export interface OAuthPaths {
   '/oauth/interactions/{uid}': Unused & {
@@ -64,17 +51,7 @@ export interface OAuthPaths {
     get?: never;
     post: { parameters: UidPath; requestBody?: never; responses: { 200: Answer<S['OAuthRedirect']>; 401: Fail; 403: Fail; 404: Fail } };
   };
-  '/workspaces/{workspaceId}/connections': Unused & {
-    parameters: NoParams;
-    get: { parameters: WsPath; requestBody?: never; responses: { 200: Answer<{ data: S['Connection'][] }>; 401: Fail; 404: Fail } };
-    post?: never;
-  };
-  '/workspaces/{workspaceId}/connections/{connectionId}/revoke': Unused & {
-    parameters: NoParams;
-    get?: never;
-    post: { parameters: ConnPath; requestBody?: never; responses: { 200: Answer<S['Connection']>; 401: Fail; 403: Fail; 404: Fail } };
-  };
 }
 
 /** Every path the web application calls. */
-export type ConsolePaths = generatedPaths & OAuthPaths;
+export type ConsolePaths = Omit<generatedPaths, keyof OAuthPaths> & OAuthPaths;

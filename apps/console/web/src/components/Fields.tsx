@@ -74,9 +74,9 @@ export function SelectInput({ label, value, onChange, options, description, id, 
 }
 
 /** A checkbox whose accessible name is exactly its visible label. */
-export function CheckboxItem({ value, children }: { value: string; children: ReactNode }) {
+export function CheckboxItem({ value, children, isDisabled }: { value: string; children: ReactNode; isDisabled?: boolean }) {
   return (
-    <Checkbox value={value} className="checkbox">
+    <Checkbox value={value} className="checkbox" isDisabled={isDisabled}>
       <span className="checkbox__box" aria-hidden="true">
         <svg viewBox="0 0 18 18" focusable="false">
           <polyline points="3.5 9.5 7.5 13 14.5 5" />

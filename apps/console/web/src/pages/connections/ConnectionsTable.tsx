@@ -11,6 +11,16 @@ function botNames(ids: string[] | null, bots: Bot[]): string {
   return ids.map((id) => bots.find((b) => b.id === id)?.name ?? id).join(', ');
 }
 
+function Approver({ by }: { by: Connection['approved_by'] }) {
+  if (!by) return <span className="muted">A deleted account</span>;
+  return (
+    <span className="stack-xs">
+      {by.display_name ? <span>{by.display_name}</span> : null}
+      <span className={by.display_name ? 'muted small' : undefined}>{by.email}</span>
+    </span>
+  );
+}
+
 /** Every OAuth connection of the workspace; client names are self-asserted and marked so. */
 export function ConnectionsTable({ connections, bots }: { connections: Connection[]; bots: Bot[] }) {
   const { workspace, canManage } = useCurrentWorkspace();
@@ -41,12 +51,12 @@ export function ConnectionsTable({ connections, bots }: { connections: Connectio
               <th scope="row" className="table__name client-cell">
                 <span className="stack-xs">
                   <ClientName name={c.client_name} id={`connection-${c.id}`} />
-                  <span className="muted small">
-                    returns to <code>{c.redirect_host}</code>
-                  </span>
+                  <code className="muted small client-id">{c.client_id}</code>
                 </span>
               </th>
-              <td>{c.approved_by.label}</td>
+              <td>
+                <Approver by={c.approved_by} />
+              </td>
               <td>
                 <ul className="tags">
                   {c.scopes.map((s) => (

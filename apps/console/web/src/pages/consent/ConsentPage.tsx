@@ -152,11 +152,11 @@ function ConsentForm({ uid, interaction }: { uid: string; interaction: OAuthInte
       <CheckboxGroup className="choice-group" value={scopes} onChange={setScopes} isRequired name="scopes" validate={(v) => (v.length === 0 ? 'Choose at least one scope.' : null)}>
         <Label className="field__label">Scopes</Label>
         <Text slot="description" className="field__description">
-          Checked: what the application asked for. Uncheck what it should not get.
+          The application may get only what it asked for (checked). Uncheck what it should not get.
         </Text>
         <div className="choice-group__grid">
           {SCOPES.map((s) => (
-            <CheckboxItem key={s} value={s}>
+            <CheckboxItem key={s} value={s} isDisabled={!requested.includes(s)}>
               {s}
             </CheckboxItem>
           ))}
