@@ -214,10 +214,20 @@ describe('MCP OAuth: the official SDK client connects through the console (issue
     const page = await (await b.newContext()).newPage();
     const callback = site.nextCallback();
     await page.goto(auth.href);
-    await page.waitForURL(/\/(sign-in|oauth\/consent\/)/, { timeout: 15000 });
-    if (/\/sign-in/.test(page.url())) await signIn(page);
+    // The consent page (a single-page app) sends a person who is not signed in to /sign-in?next=….
+    const allowButton = page.getByRole('button', { name: 'Allow', exact: true });
+    const signInButton = page.getByRole('button', { name: 'Sign in', exact: true });
+    await allowButton.or(signInButton).first().waitFor({ timeout: 15000 }).catch(async (e: Error) => {
+      throw new Error(`${e.message}\nthe browser is at ${page.url()}: ${(await page.evaluate('document.body.innerText').catch(() => '')) as string}`);
+    });
+    if (await signInButton.isVisible()) {
+      expect(page.url()).toContain('/sign-in?next=');
+      await signIn(page);
+    }
     await page.waitForURL(/\/oauth\/consent\//, { timeout: 15000 });
-    await page.getByRole('button', { name: 'Allow', exact: true }).waitFor({ timeout: 15000 });
+    await page.getByRole('button', { name: 'Allow', exact: true }).waitFor({ timeout: 15000 }).catch(async (e: Error) => {
+      throw new Error(`${e.message}\nthe consent page at ${page.url()} says: ${(await page.evaluate('document.body.innerText').catch(() => '')) as string}`);
+    });
 
     if (consent.action === 'Allow') {
       // The workspace (the owner has one; a select is used when there are several).
