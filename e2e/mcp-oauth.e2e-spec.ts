@@ -351,8 +351,6 @@ describe('MCP OAuth: the official SDK client connects through the console (issue
       expect(provider.saved?.expires_in).toBeGreaterThan(0);
       expect(provider.saved?.expires_in).toBeLessThanOrEqual(600);
       expect(provider.saved!.access_token).not.toMatch(/^mgpt_/);
-      // The code is single-use.
-      await expect(transport.finishAuth(code!)).rejects.toThrow();
       client = await connect(provider);
     });
 
@@ -480,6 +478,10 @@ describe('MCP OAuth: the official SDK client connects through the console (issue
       expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['list_bots', 'list_knowledge']);
       expect(errorOf(await call(client, 'list_knowledge', { chatbotId: botX }))).toBeUndefined();
       expect(errorOf(await call(client, 'list_knowledge', { chatbotId: botY }))?.code).toBe('bot_access_denied');
+      // The code is single-use, and a replay revokes what it gave (RFC 6749 4.1.2).
+      const token = provider.saved!.access_token;
+      await expect(transport.finishAuth(callback.searchParams.get('code')!)).rejects.toThrow(/invalid_grant|grant request is invalid/);
+      await waitFor(() => rawMcp(token).then((r) => r.status), (st) => st === 401, 2000, 50);
     });
 
     it('"Deny" sends the client access_denied, and no token can be had', async () => {
