@@ -5,6 +5,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import fastifyCookie from '@fastify/cookie';
 import type { Logger } from 'pino';
 import { clientErrorHandler, configureFastify, edgeServerOptions, frameworkErrors, installHttpPolicy, jsonNestingExceeds, limitConnectionsPerAddress, requestIdOf } from '@sa/edge';
+import { SCOPES } from '@sa/contracts';
 import { BadRequest } from '@sa/errors';
 import { PinoNestLogger } from '@sa/logging';
 import type { ConsoleConfig } from '../config/console.config';
@@ -80,10 +81,48 @@ async function handOverToOauth(oauth: OauthServer, req: FastifyRequest, reply: F
         .send({ error: 'temporarily_unavailable', error_description: `Too many client registrations from this address; retry in ${limit.retryAfterSeconds} seconds` });
       return reply;
     }
+    if (!(await withoutApiScopes(req))) {
+      void reply.code(400).header('cache-control', 'no-store').send({ error: 'invalid_client_metadata', error_description: 'The registration body must be a JSON object of at most 64 KB' });
+      return reply;
+    }
   }
   if (path === OAUTH_METADATA_PATH) req.raw.url = '/.well-known/openid-configuration' + req.url.slice(path.length);
   reply.hijack();
   oauth.callback()(req.raw, raw);
+}
+
+const MAX_REGISTRATION_BYTES = 64 * 1024;
+
+/**
+ * A registration's `scope` may name the ten API scopes (the MCP SDK sends the protected resource's
+ * scopes_supported there): they are the MCP resource's scopes, granted per connection on the
+ * consent page, not OIDC scopes oidc-provider knows, and it would refuse the client
+ * (invalid_client_metadata). They are taken out; the parsed body is handed to oidc-provider as
+ * `req.body`, which it reads when the stream is consumed. False: not a JSON object within the size.
+ */
+async function withoutApiScopes(req: FastifyRequest): Promise<boolean> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req.raw) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_REGISTRATION_BYTES) return false;
+    chunks.push(chunk as Buffer);
+  }
+  let body: unknown;
+  try {
+    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    return false;
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
+  const metadata = body as Record<string, unknown>;
+  if (typeof metadata['scope'] === 'string') {
+    const kept = metadata['scope'].split(' ').filter((s) => s && !(SCOPES as readonly string[]).includes(s));
+    if (kept.length) metadata['scope'] = kept.join(' ');
+    else delete metadata['scope'];
+  }
+  (req.raw as unknown as { body: unknown }).body = metadata;
+  return true;
 }
 
 /**
