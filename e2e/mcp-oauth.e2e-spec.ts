@@ -96,7 +96,11 @@ async function startLocalClientSite(): Promise<LocalClientSite> {
     cimdFetches: 0,
     document: {},
     nextCallback: () => new Promise<URL>((resolve) => waiting.push(resolve)),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', site.origin);
