@@ -1,5 +1,7 @@
 import http from 'node:http';
+import { createHash, randomBytes } from 'node:crypto';
 import { AddressInfo } from 'node:net';
+import { Client as PgClient } from 'pg';
 import type { Locator, Page } from 'playwright-core';
 import { verifyWebhook } from '@sa/webhooks';
 import { waitFor } from './support/apps';
@@ -556,4 +558,184 @@ describe('console in a browser: sign-in, API tokens, webhooks, members, workspac
   it('every console page was checked with axe-core and photographed', () => {
     expect([...checked].sort()).toEqual([...PAGES].sort());
   });
+});
+
+describe('console in a browser: the OAuth consent page and Connections (issue 17)', () => {
+  const b = useBrowser();
+  let sys: ConsoleSystem;
+  let ws: { id: string; name: string };
+  let memberEmail: string;
+  const RESOURCE = 'http://127.0.0.1:3001/mcp';
+  // The client's redirect URI: a local server that records where the browser came back to.
+  let callback: http.Server;
+  let REDIRECT = '';
+  const returns: string[] = [];
+  const returned = (n: number) => waitFor(async () => returns.length, (l) => l >= n, 15000, 100).then(() => new URL(returns[n - 1]!, REDIRECT));
+  const OAUTH_OWNER = { email: 'olga.oauth@example.com', password: 'consent owner password 17', name: 'Olga OAuth' };
+  const OAUTH_MEMBER = { email: 'mia.member@example.com', password: 'consent member password 17', name: 'Mia Member' };
+  const url = (path: string) => `${sys.consoleUrl}${path}`;
+
+  async function addPerson(who: { email: string; password: string; name: string }, role: string): Promise<string> {
+    return (await sys.admin<{ id: string }>(['user', 'create', '--workspace', ws.id, '--email', who.email, '--role', role, '--password-stdin', '--name', who.name], `${who.password}\n`)).id;
+  }
+
+  /** A client registered through DCR (its name self-asserted, with markup) and the authorization URL it would open. */
+  async function authorizationUrl(clientName: string): Promise<string> {
+    const reg = await fetch(url('/oauth/register'), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [REDIRECT], client_name: clientName, token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] }),
+    });
+    expect(reg.status).toBe(201);
+    const client = (await reg.json()) as { client_id: string };
+    const challenge = createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url');
+    const q = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, scope: 'bots:read kb:read chat:invoke', code_challenge: challenge, code_challenge_method: 'S256', resource: RESOURCE, state: 'web-17' });
+    return url(`/oauth/authorize?${q}`);
+  }
+
+  async function signInHere(page: Page, who: { email: string; password: string }): Promise<void> {
+    await page.getByLabel('Email', { exact: true }).fill(who.email);
+    await page.getByLabel('Password', { exact: true }).fill(who.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+
+  beforeAll(async () => {
+    callback = http.createServer((req, res) => {
+      if (req.url?.startsWith('/callback')) returns.push(req.url);
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('the client');
+    });
+    await new Promise<void>((resolve) => callback.listen(0, '127.0.0.1', resolve));
+    REDIRECT = `http://127.0.0.1:${(callback.address() as AddressInfo).port}/callback`;
+    sys = await startConsoleSystem({ MCP_RESOURCE_URL: RESOURCE });
+    ws = await sys.admin<{ id: string; name: string }>(['workspace', 'create', '--name', 'Consent Co', '--plan', 'scale']);
+    const ownerId = await addPerson(OAUTH_OWNER, 'owner');
+    await addPerson(OAUTH_MEMBER, 'member');
+    memberEmail = OAUTH_MEMBER.email;
+    const cli = (await sys.admin<{ token: string }>(['token', 'create', '--workspace', ws.id, '--scopes', 'all', '--name', 'CLI setup'])).token;
+    const bots = (name: string) =>
+      fetch(`${sys.apiUrl}/bots`, { method: 'POST', headers: { authorization: `Bearer ${cli}`, 'content-type': 'application/json' }, body: JSON.stringify({ name, language: 'en' }) });
+    await waitFor(() => bots('Front desk'), (r) => r.status === 201, 20000);
+    await waitFor(() => bots('Sales desk'), (r) => r.status === 201, 20000);
+    // Two connections as an "Allow" leaves them (the Connections page lists the table's rows).
+    const db = new PgClient({ connectionString: sys.mini.databaseUrl });
+    await db.connect();
+    try {
+      for (const [name, scopes] of [
+        ['Claude', ['bots:read', 'kb:read', 'chat:invoke']],
+        ['<img src=x onerror=alert(1)> Official console', ['leads:read']],
+      ] as const) {
+        await db.query(
+          `INSERT INTO people.oauth_connections (id, workspace_id, person_id, client_id, client_name, redirect_host, grant_id, scopes, bot_ids)
+           VALUES (gen_random_uuid(), $1, $2, $3, $4, 'client.example', $5, $6, NULL)`,
+          [ws.id, ownerId, `https://client-${randomBytes(3).toString('hex')}.example/oauth/client.json`, name, randomBytes(16).toString('base64url'), scopes],
+        );
+      }
+    } finally {
+      await db.end();
+    }
+  }, 180000);
+
+  afterAll(async () => {
+    await sys?.stop();
+    await new Promise((resolve) => callback?.close(resolve));
+  });
+
+  it('consent: signed out → sign-in → back; the unverified name as text, the scopes in words; Deny → access_denied; Allow with fewer scopes and a chosen bot → a code and that connection', async () => {
+    const page = b.page();
+    const name = '<b>Claude</b> (official)';
+    await page.goto(await authorizationUrl(name));
+    await page.waitForURL(/\/sign-in\?next=%2Foauth%2Fconsent%2F/, { timeout: 15000 });
+    await signInHere(page, OAUTH_OWNER);
+    await page.getByRole('button', { name: 'Allow', exact: true }).waitFor({ timeout: 15000 });
+    expect(page.url()).toMatch(/\/oauth\/consent\/[A-Za-z0-9_-]+$/);
+    await expect(page.getByText(name, { exact: true }).count()).resolves.toBe(1);
+    await expect(page.getByText('Unverified').first().isVisible()).resolves.toBe(true);
+    await expect(page.getByText('client.example').count()).resolves.toBe(0);
+    await expect(page.getByText(new URL(REDIRECT).host, { exact: true }).isVisible()).resolves.toBe(true);
+    await expect(page.getByText('Read your bots and their settings.').isVisible()).resolves.toBe(true);
+    for (const s of ['bots:read', 'kb:read', 'chat:invoke']) await expect(page.getByRole('checkbox', { name: s, exact: true }).isChecked()).resolves.toBe(true);
+    await expect(page.getByRole('checkbox', { name: 'bots:write', exact: true }).isDisabled()).resolves.toBe(true);
+    await expect(page.getByLabel('Workspace').locator('option').allTextContents()).resolves.toEqual([ws.name]);
+    await page.waitForLoadState('networkidle');
+    await expectNoSeriousAxeViolations(page, 'the consent page');
+    await screenshot(page, 'consent');
+    expect(b.cspViolations()).toEqual([]);
+
+    await page.getByRole('button', { name: 'Deny', exact: true }).click();
+    const back = await returned(1);
+    expect(back.searchParams.get('error')).toBe('access_denied');
+    expect(back.searchParams.get('state')).toBe('web-17');
+    expect(back.searchParams.get('iss')).toBe(sys.consoleUrl);
+
+    await page.goto(url('/oauth/consent/no-such-request-17'));
+    await page.getByText('This request has expired or is unknown.').waitFor();
+    await expectNoSeriousAxeViolations(page, 'the consent page of an unknown request');
+
+    // Allow with fewer scopes than requested and one chosen bot: the client gets a code, and the
+    // connection is listed with exactly that choice.
+    await page.goto(await authorizationUrl('Narrowed client'));
+    await page.getByRole('button', { name: 'Allow', exact: true }).waitFor({ timeout: 15000 });
+    await page.getByRole('checkbox', { name: 'kb:read', exact: true }).click();
+    await page.getByRole('radio', { name: 'Chosen bots' }).click();
+    await page.getByRole('checkbox', { name: 'Front desk' }).click();
+    await page.getByRole('button', { name: 'Allow', exact: true }).click();
+    const allowed = await returned(2);
+    expect(allowed.searchParams.get('code')).toBeTruthy();
+    expect(allowed.searchParams.get('iss')).toBe(sys.consoleUrl);
+    await page.waitForURL(REDIRECT + '**');
+    await page.goto(url(`/w/${ws.id}/connections`));
+    const row = page.getByRole('row').filter({ hasText: 'Narrowed client' });
+    await row.waitFor({ timeout: 15000 });
+    await expect(row.getByRole('listitem').allTextContents()).resolves.toEqual(['bots:read', 'chat:invoke']);
+    await expect(row.getByText('Front desk', { exact: true }).count()).resolves.toBe(1);
+  }, 90000);
+
+  it('consent: a member of no workspace as owner or admin is told so and can only Deny', async () => {
+    const page = b.page();
+    await page.goto(await authorizationUrl('Another client'));
+    await page.waitForURL(/\/sign-in\?next=/, { timeout: 15000 });
+    await signInHere(page, OAUTH_MEMBER);
+    await page.getByText('You cannot approve this connection.').waitFor({ timeout: 15000 });
+    await expect(page.getByRole('button', { name: 'Allow', exact: true }).count()).resolves.toBe(0);
+    await expect(page.getByRole('button', { name: 'Deny', exact: true }).isVisible()).resolves.toBe(true);
+    await expectNoSeriousAxeViolations(page, 'the consent page without an eligible workspace');
+  }, 60000);
+
+  it('Connections: the nav entry, the table (names unverified, as text), "Revoke" asks first; a member sees no write button', async () => {
+    const page = b.page();
+    await page.goto(url(`/w/${ws.id}/connections`));
+    await page.waitForURL(/\/sign-in/);
+    await signInHere(page, OAUTH_OWNER);
+    await page.getByRole('heading', { name: 'Connections', level: 1 }).waitFor({ timeout: 15000 });
+    await expect(page.getByRole('link', { name: 'Connections' }).getAttribute('aria-current')).resolves.toBe('page');
+    const table = page.getByRole('table');
+    await table.waitFor();
+    for (const col of ['Client', 'Approved by', 'Scopes', 'Bots', 'Created', 'Last used', 'Revoked']) await expect(table.getByRole('columnheader', { name: col, exact: true }).count()).resolves.toBe(1);
+    await expect(table.getByText('<img src=x onerror=alert(1)> Official console', { exact: true }).count()).resolves.toBe(1);
+    // Every client name is marked (the seeded two, and the one allowed in the consent test when it ran first).
+    const rows = await table.locator('tbody tr').count();
+    expect(rows).toBeGreaterThanOrEqual(2);
+    await expect(table.getByText('Unverified').count()).resolves.toBe(rows);
+    await page.waitForLoadState('networkidle');
+    await expectNoSeriousAxeViolations(page, 'the Connections page');
+    await screenshot(page, 'connections');
+    expect(b.cspViolations()).toEqual([]);
+
+    const row = table.getByRole('row').filter({ hasText: 'Claude' });
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    const dialog = page.getByRole('alertdialog');
+    await dialog.waitFor();
+    await expectNoSeriousAxeViolations(page, 'the Revoke confirmation');
+    await dialog.getByRole('button', { name: 'Revoke' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    await waitFor(() => row.getByRole('button', { name: 'Revoke' }).count(), (n) => n === 0, 10000, 100);
+
+    const memberPage = await (await b.newContext()).newPage();
+    await memberPage.goto(url(`/w/${ws.id}/connections`));
+    await memberPage.waitForURL(/\/sign-in/);
+    await signInHere(memberPage, { email: memberEmail, password: OAUTH_MEMBER.password });
+    await memberPage.getByRole('table').waitFor({ timeout: 15000 });
+    await expect(memberPage.getByRole('main').getByRole('button').count()).resolves.toBe(0);
+    await expectNoSeriousAxeViolations(memberPage, 'the Connections page of a member');
+  }, 90000);
 });

@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { discoverAuthorizationServerMetadata, exchangeAuthorization, refreshAuthorization, registerClient, startAuthorization as sdkStart } from '@modelcontextprotocol/sdk/client/auth.js';
 import { connect, NatsConnection } from 'nats';
 import { createUser } from './support/admin';
 import { SpawnedApp, spawnApp, waitFor } from './support/apps';
@@ -197,6 +198,11 @@ describe('MCP authorization server (oidc-provider in the console)', () => {
     dcrClientId = first.body.client_id;
     expect(first.body.client_id).toEqual(expect.any(String));
     expect(first.body.client_secret).toBeUndefined();
+    // Asking for a client secret gets a public client instead (RFC 7591: the server may replace values).
+    const secretAsked = await register({ token_endpoint_auth_method: 'client_secret_post' });
+    expect(secretAsked.status).toBe(201);
+    expect(secretAsked.body.token_endpoint_auth_method).toBe('none');
+    expect(secretAsked.body.client_secret).toBeUndefined();
     let last = first;
     for (let i = 0; i < 8 && last.status === 201; i++) last = await register();
     expect(last.status).toBe(429);
@@ -260,7 +266,7 @@ describe('MCP authorization server (oidc-provider in the console)', () => {
     expect(started.uid).toBeTruthy();
   });
 
-  it('rotates refresh tokens; two concurrent refreshes both succeed; a third use of the old one fails', async () => {
+  it('rotates refresh tokens; two concurrent refreshes both succeed', async () => {
     const one = await form('/oauth/token', { grant_type: 'refresh_token', refresh_token: refresh, client_id: clientId });
     expect(one.status).toBe(200);
     expect(one.body.refresh_token).not.toBe(refresh);
@@ -314,6 +320,64 @@ describe('MCP authorization server (oidc-provider in the console)', () => {
     const res = await fetch(`${base}/oauth/authorize?${q}`, { redirect: 'manual' });
     expect(res.status).toBe(400);
     expect(((await res.json()) as any).error).toBe('invalid_client');
+  });
+
+  it('a rotated refresh token used a third time is reuse: refused, and the grant is revoked', async () => {
+    const { tokens } = await authorize(clientId);
+    const rotated = await form('/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId });
+    expect(rotated.status).toBe(200);
+    const grace = await form('/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId });
+    expect(grace.status).toBe(200); // once more within OAUTH_REFRESH_GRACE_SECONDS
+    const reuse = await form('/oauth/token', { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: clientId });
+    expect(reuse.status).toBe(400);
+    expect(reuse.body.error).toBe('invalid_grant');
+    expect((await verify(rotated.body.access_token)).token).toBeNull();
+    expect((await form('/oauth/token', { grant_type: 'refresh_token', refresh_token: rotated.body.refresh_token, client_id: clientId })).status).toBe(400);
+  });
+
+  it('security headers on the OAuth endpoints; the token endpoint needs no Origin nor CSRF token', async () => {
+    const res = await fetch(`${base}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://elsewhere.example' }, body: 'grant_type=authorization_code&code=nope&client_id=x' });
+    expect(res.status).toBe(401); // invalid_client (unknown client), not 403 csrf_failed
+    expect(res.headers.get('x-frame-options')).toBe('DENY');
+    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(((await res.json()) as any).error).toEqual(expect.any(String));
+  });
+
+  it('a revoked connection verifies as null', async () => {
+    const { tokens } = await authorize(clientId);
+    expect((await verify(tokens.access_token)).token).not.toBeNull();
+    const { Client } = await import('pg');
+    const db = new Client({ connectionString: s.databaseUrl });
+    await db.connect();
+    try {
+      const v = await verify(tokens.access_token);
+      await db.query(`UPDATE people.oauth_connections SET revoked_at = now() WHERE id = $1`, [v.token.id]);
+    } finally {
+      await db.end();
+    }
+    expect(await verify(tokens.access_token)).toEqual({ token: null, workspace: null, audience: null });
+    expect(await verify(b64url(randomBytes(32)))).toEqual({ token: null, workspace: null, audience: null });
+  });
+
+  it("works with the MCP SDK client's OAuth helpers (discovery, DCR, PKCE, exchange, refresh)", async () => {
+    const metadata = await discoverAuthorizationServerMetadata(base);
+    expect(metadata?.issuer).toBe(base);
+    // The address' registrations are used up by the limit test: a CIMD client instead, as the SDK would take it.
+    await expect(registerClient(base, { metadata, clientMetadata: { redirect_uris: [REDIRECT], client_name: 'SDK client' } })).rejects.toThrow();
+    const clientInformation = { client_id: cimdUrl };
+    const { authorizationUrl, codeVerifier } = await sdkStart(base, { metadata, clientInformation, redirectUrl: REDIRECT, scope: 'bots:read', state: 'sdk-state', resource: new URL(resource) });
+    const jar = new Jar();
+    const res = await fetch(authorizationUrl, { redirect: 'manual' });
+    jar.take(res);
+    const uid = /\/oauth\/consent\/([A-Za-z0-9_-]+)$/.exec(res.headers.get('location')!)![1]!;
+    const allowed = await person.post(`/api/oauth/interactions/${uid}/allow`, { workspace_id: ws.id, scopes: ['bots:read'], bot_ids: null });
+    expect(allowed.status).toBe(200);
+    const back = await resume({ jar, uid, verifier: codeVerifier, state: 'sdk-state' }, allowed.body.redirect_to);
+    const tokens = await exchangeAuthorization(base, { metadata, clientInformation, authorizationCode: back.searchParams.get('code')!, codeVerifier, redirectUri: REDIRECT, resource: new URL(resource) });
+    expect(tokens.scope).toBe('bots:read');
+    expect((await verify(tokens.access_token)).audience).toBe(resource);
+    const refreshed = await refreshAuthorization(base, { metadata, clientInformation, refreshToken: tokens.refresh_token!, resource: new URL(resource) });
+    expect((await verify(refreshed.access_token)).token).toMatchObject({ scopes: ['bots:read'], botIds: null });
   });
 
   it('the DCR client authorizes too (all bots)', async () => {

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { loadConsoleConfig, loopbackAliases } from './console.config';
+import { loadConsoleConfig, loopbackAliases, normaliseResource } from './console.config';
 
 describe('console origins', () => {
   it('derives the public URL from host and port, and accepts the other loopback spellings', () => {
@@ -17,5 +17,23 @@ describe('console origins', () => {
   it('keeps the scheme and port of a loopback public URL', () => {
     expect(loopbackAliases('http://localhost:3002')).toEqual(['http://127.0.0.1:3002', 'http://[::1]:3002']);
     expect(loopbackAliases('https://localhost')).toEqual(['https://127.0.0.1', 'https://[::1]']);
+  });
+});
+
+describe('MCP OAuth settings', () => {
+  it('defaults the resource to the MCP server on MCP_PORT, without a trailing slash', () => {
+    expect(loadConsoleConfig({}).mcpResourceUrl).toBe('http://127.0.0.1:3001/mcp');
+    expect(loadConsoleConfig({ MCP_PORT: '4001' }).mcpResourceUrl).toBe('http://127.0.0.1:4001/mcp');
+    expect(loadConsoleConfig({ MCP_RESOURCE_URL: 'https://mcp.example.com/mcp/' }).mcpResourceUrl).toBe('https://mcp.example.com/mcp');
+    expect(loadConsoleConfig({}).oauthAccessTokenTtlSeconds).toBe(600);
+    expect(loadConsoleConfig({}).oauthRefreshGraceSeconds).toBe(30);
+  });
+
+  it('normalises a resource: one trailing slash of the path, the fragment, a bare origin', () => {
+    expect(normaliseResource('https://mcp.example.com/mcp/')).toBe('https://mcp.example.com/mcp');
+    expect(normaliseResource('https://mcp.example.com/mcp')).toBe('https://mcp.example.com/mcp');
+    expect(normaliseResource('https://mcp.example.com/')).toBe('https://mcp.example.com');
+    expect(normaliseResource('https://MCP.example.com:443/mcp#x')).toBe('https://mcp.example.com/mcp');
+    expect(normaliseResource('https://mcp.example.com/mcp/?a=1')).toBe('https://mcp.example.com/mcp?a=1');
   });
 });

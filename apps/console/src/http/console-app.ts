@@ -1,4 +1,5 @@
 import type { DynamicModule } from '@nestjs/common';
+import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -37,11 +38,12 @@ export async function createConsoleApp(module: DynamicModule, config: ConsoleCon
   limitConnectionsPerAddress(fastify.server, config.httpMaxConnectionsPerAddress);
   configureFastify(fastify, logger);
   const origins = consoleOrigins(config);
-  let oauth: OauthServer | undefined;
+  // The authorization server is Nest's (it needs the database): known once the module is created.
+  const oauth: { server?: OauthServer } = {};
   fastify.addHook('onRequest', async (req, reply) => {
     void reply.headers(SECURITY_HEADERS);
     const path = req.url.split('?')[0];
-    if (oauth && isOauthPath(path)) return handOverToOauth(oauth, req, reply);
+    if (oauth.server && isOauthPath(path)) return handOverToOauth(oauth.server, req, reply);
     if (!isApiPath(req.url.split('?')[0])) return;
     void reply.header('cache-control', 'no-store');
     // A cross-site write is refused before its body is read, whatever its content type (a forged
@@ -56,7 +58,7 @@ export async function createConsoleApp(module: DynamicModule, config: ConsoleCon
   acceptConsoleJson(fastify, config.jsonMaxDepth);
   await fastify.register(fastifyCookie);
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, { logger: new PinoNestLogger(logger), bodyParser: false });
-  oauth = app.get(OauthServer, { strict: false });
+  oauth.server = app.get(OauthServer, { strict: false });
   await serveWebApp(fastify, config.webDir);
   return app;
 }
@@ -86,6 +88,7 @@ async function handOverToOauth(oauth: OauthServer, req: FastifyRequest, reply: F
       return reply;
     }
   }
+  if (req.method === 'POST' && path === '/oauth/register') await publicClientOnly(req.raw);
   if (path === OAUTH_METADATA_PATH) req.raw.url = '/.well-known/openid-configuration' + req.url.slice(path.length);
   reply.hijack();
   oauth.callback()(req.raw, raw);
@@ -123,6 +126,34 @@ async function withoutApiScopes(req: FastifyRequest): Promise<boolean> {
   }
   (req.raw as unknown as { body: unknown }).body = metadata;
   return true;
+}
+
+/**
+ * RFC 7591 lets the server replace requested metadata: a registration asking for a client secret
+ * (client_secret_basic/post/jwt) gets a public client (`none`) instead of a refusal, since
+ * clients such as those of MCP hosts ask for one by habit and use what the answer says. The body
+ * is read here (at most 56 KiB, oidc-provider's own limit) and handed on already read.
+ */
+async function publicClientOnly(raw: IncomingMessage & { body?: Buffer }): Promise<void> {
+  if (!/^application\/json\b/i.test(String(raw.headers['content-type'] ?? ''))) return;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of raw.iterator({ destroyOnReturn: false })) {
+    size += (chunk as Buffer).length;
+    if (size > 56 * 1024) break;
+    chunks.push(chunk as Buffer);
+  }
+  let body = Buffer.concat(chunks);
+  try {
+    const meta = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
+    if (meta && typeof meta === 'object' && !Array.isArray(meta) && meta['token_endpoint_auth_method'] !== undefined && meta['token_endpoint_auth_method'] !== 'none') {
+      meta['token_endpoint_auth_method'] = 'none';
+      body = Buffer.from(JSON.stringify(meta));
+    }
+  } catch {
+    // not JSON: oidc-provider answers invalid_request
+  }
+  raw.body = body;
 }
 
 /**

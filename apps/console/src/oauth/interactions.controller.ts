@@ -1,10 +1,9 @@
 import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsIn, IsOptional, IsUUID, Matches, ValidateIf } from 'class-validator';
 import { randomUUID } from 'node:crypto';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
-import { Role, SCOPES, Scope } from '@sa/contracts';
+import { SCOPES, Scope } from '@sa/contracts';
 import { dto } from '@sa/edge';
 import { NotFound, ValidationFailed } from '@sa/errors';
 import { RpcClient } from '@sa/messaging';
@@ -12,26 +11,9 @@ import { ForbiddenRole, PeopleAdmin, roleAtLeast } from '@sa/people';
 import { ConsoleAudit } from '../audit/console-audit';
 import { ConsoleCaller, ConsoleCallerInfo, ConsoleRoute } from '../auth/console-route.decorator';
 import { Workspaces } from '../auth/workspaces';
-import { ApiConsoleErrors } from '../openapi/console-responses';
+import { ApiConsoleErrors, ApiView } from '../openapi/console-responses';
+import { AllowInteractionRequest, InteractionDoneView, InteractionParams, InteractionView } from './oauth-views';
 import { OauthServer } from './oauth-server';
-
-export class InteractionParams {
-  @Matches(/^[A-Za-z0-9_-]{1,100}$/, { message: 'uid is not an interaction id' }) uid: string;
-}
-
-export class AllowInteractionRequest {
-  @IsUUID('all') workspace_id: string;
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(SCOPES.length) @IsIn(SCOPES, { each: true }) scopes: Scope[];
-  /** Null: every bot of the workspace. */
-  @IsOptional() @ValidateIf((_o, v) => v !== null) @IsArray() @ArrayMaxSize(1000) @IsUUID('all', { each: true }) bot_ids: string[] | null;
-}
-
-export interface InteractionView {
-  client: { id: string; name: string; name_verified: false; redirect_host: string };
-  requested_scopes: string[];
-  resource: string;
-  workspaces: { id: string; name: string; role: Role }[];
-}
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -73,6 +55,7 @@ export class OauthInteractionsController {
   @Get()
   @ConsoleRoute('session')
   @ApiOperation({ operationId: 'getOauthInteraction', summary: 'What a client asks for', description: 'The client (its self-asserted name, never verified), its redirect host, the scopes requested and the workspaces the person may approve for (owner or admin).' })
+  @ApiView(200, 'The request.', InteractionView)
   @ApiConsoleErrors(400, 401, 404, 503)
   async get(@ConsoleCaller() caller: ConsoleCallerInfo, @Param(dto(InteractionParams, 'path')) params: InteractionParams): Promise<InteractionView> {
     const { interaction, client, requested, resource } = await this.load(params.uid);
@@ -80,7 +63,7 @@ export class OauthInteractionsController {
     const names = await this.workspaces.names(memberships.map((m) => m.workspace_id));
     return {
       client: { id: client.clientId, name: client.clientName ?? client.clientId, name_verified: false, redirect_host: this.redirectHost(interaction) },
-      requested_scopes: requested.filter((s) => (SCOPES as readonly string[]).includes(s)),
+      requested_scopes: requested.filter((s): s is Scope => (SCOPES as readonly string[]).includes(s)),
       resource,
       workspaces: memberships.filter((m) => names.has(m.workspace_id)).map((m) => ({ id: m.workspace_id, name: names.get(m.workspace_id)!, role: m.role })),
     };
@@ -90,6 +73,7 @@ export class OauthInteractionsController {
   @HttpCode(200)
   @ConsoleRoute('session')
   @ApiOperation({ operationId: 'allowOauthInteraction', summary: 'Allow', description: 'Approves the client for one workspace with the chosen scopes (a subset of those requested) and bots (null: all); creates the connection. Answers where the browser goes next.' })
+  @ApiView(200, 'Approved: where the browser goes next.', InteractionDoneView)
   @ApiConsoleErrors(400, 401, 403, 404, 503)
   async allow(
     @ConsoleCaller() caller: ConsoleCallerInfo,
@@ -108,7 +92,7 @@ export class OauthInteractionsController {
     if (notRequested.length) {
       throw new ValidationFailed(notRequested.map((s) => ({ code: 'invalid_value', path: ['body', 'scopes'], message: `${s} was not requested by the client` })));
     }
-    let botIds: string[] | null = body.bot_ids ?? null;
+    let botIds: string[] | null = body.bot_ids;
     if (botIds) {
       botIds = [...new Set(botIds)];
       const ctx = this.workspaces.callerContext(facts, role, String(req.id));
@@ -148,6 +132,7 @@ export class OauthInteractionsController {
   @HttpCode(200)
   @ConsoleRoute('session')
   @ApiOperation({ operationId: 'denyOauthInteraction', summary: 'Deny', description: 'Refuses the client: it receives error access_denied. Answers where the browser goes next.' })
+  @ApiView(200, 'Denied: where the browser goes next.', InteractionDoneView)
   @ApiConsoleErrors(400, 401, 404, 503)
   async deny(@ConsoleCaller() _caller: ConsoleCallerInfo, @Param(dto(InteractionParams, 'path')) params: InteractionParams): Promise<{ redirect_to: string }> {
     const { interaction } = await this.load(params.uid);

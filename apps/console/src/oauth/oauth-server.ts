@@ -10,7 +10,7 @@ import type { Provider } from 'oidc-provider';
 import { CONSOLE_CONFIG, CONSOLE_LOGGER, ConsoleConfig, normaliseResource } from '../config/console.config';
 import { FailureCounter } from '../session/sign-in-throttle';
 import { failureCounter } from '../session/sign-in-throttle.provider';
-import { PgOauthAdapter, pruneOauthArtifacts } from './oauth-adapter';
+import { PgOauthAdapter, artifactHash, pruneOauthArtifacts } from './oauth-adapter';
 
 /** Paths oidc-provider answers (everything under /oauth except the console's consent page). */
 export const OAUTH_METADATA_PATH = '/.well-known/oauth-authorization-server';
@@ -94,6 +94,17 @@ export class OauthServer implements OnModuleInit, BeforeApplicationShutdown {
       claims: { openid: ['sub'] },
       clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', id_token_signed_response_alg: 'ES256' },
       clientAuthMethods: ['none'],
+      // CORS at the token and revocation endpoints (browser-based MCP clients): the origins of the
+      // client's own redirect URIs only (oidc-provider's default for public clients, made explicit).
+      clientBasedCORS: (_ctx: unknown, origin: string, client: any) =>
+        origin !== 'null' &&
+        (client.redirectUris as string[]).some((uri) => {
+          try {
+            return new URL(uri).origin === origin;
+          } catch {
+            return false;
+          }
+        }),
       findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub }) }),
       // Every authorization asks the person again (a new connection each time): no grant is reused
       // from the provider's session, only the one the consent just created.
@@ -179,6 +190,14 @@ export class OauthServer implements OnModuleInit, BeforeApplicationShutdown {
   private handler?: (req: IncomingMessage, res: ServerResponse) => void;
   callback(): (req: IncomingMessage, res: ServerResponse) => void {
     return (this.handler ??= this.provider.callback());
+  }
+
+  /**
+   * Ends a grant at once (a connection revoked in the console): the grant and every token and code
+   * issued under it are deleted; console.connection.verify answers null from then on.
+   */
+  async revokeGrant(grantId: string): Promise<void> {
+    await this.ds.query(`DELETE FROM people.oauth_artifacts WHERE grant_id = $1 OR (model = 'Grant' AND key_hash = $2)`, [grantId, artifactHash(grantId)]);
   }
 
   /** Whether one more registration from this address is within the limit (counts it). */

@@ -1,6 +1,6 @@
 import createClient, { type Middleware } from 'openapi-fetch';
 import { ApiError, toApiError } from './errors';
-import type { ConsolePaths as paths } from './oauth-schema';
+import type { paths } from './schema';
 
 /**
  * The one client of the console API (typed by ./schema, in openapi-typescript's shape). Cookies

@@ -619,8 +619,10 @@ export interface components {
             password: string;
             token: string;
         };
-        AllowInteractionRequest: {
-            bot_ids?: string[];
+        /** @description The person's approval: one workspace (owner or admin), the scopes (a subset of those requested), the bots (null: all). */
+        AllowOauthInteractionRequest: {
+            /** @description Null: every bot of the workspace, now and later. */
+            bot_ids: string[] | null;
             scopes: ("bots:read" | "bots:write" | "kb:read" | "kb:write" | "chat:invoke" | "conversations:read" | "leads:read" | "analytics:read" | "bookings:read" | "bookings:write")[];
             /** Format: uuid */
             workspace_id: string;
@@ -899,6 +901,40 @@ export interface components {
             /** @enum {string} */
             role: "owner" | "admin" | "member";
         };
+        /** @description An authorization request waiting for the person's Allow or Deny. */
+        OauthInteraction: {
+            client: components["schemas"]["OauthInteractionClient"];
+            /** @description The API scopes the client asked for (others it asked for are not offered). */
+            requested_scopes: ("bots:read" | "bots:write" | "kb:read" | "kb:write" | "chat:invoke" | "conversations:read" | "leads:read" | "analytics:read" | "bookings:read" | "bookings:write")[];
+            /** @description The MCP server the tokens are for (RFC 8707). */
+            resource: string;
+            workspaces: components["schemas"]["OauthInteractionWorkspace"][];
+        };
+        /** @description The client asking. Its name is what the client says about itself (never verified: show it as such, as text). */
+        OauthInteractionClient: {
+            /** @description The client_id (a URL for a Client ID Metadata Document). */
+            id: string;
+            name: string;
+            /**
+             * @description Always false: the name is self-asserted.
+             * @constant
+             */
+            name_verified: false;
+            /** @description Host (and port) of the redirect URI the browser returns to. */
+            redirect_host: string;
+        };
+        /** @description Where the browser goes next: back to the authorization, which sends it to the client. */
+        OauthInteractionDone: {
+            redirect_to: string;
+        };
+        /** @description A workspace the person may approve for (owner or admin). */
+        OauthInteractionWorkspace: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+        };
         /** @description The pages-per-bot limit and each bot's pages. */
         PagesPerBot: {
             bots: components["schemas"]["BotPages"][];
@@ -1163,12 +1199,22 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The authorization request waiting for consent (the last path segment of /oauth/consent/{uid}). */
                 uid: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description The request. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OauthInteraction"];
+                };
+            };
             /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
             400: {
                 headers: {
@@ -1212,16 +1258,26 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The authorization request waiting for consent (the last path segment of /oauth/consent/{uid}). */
                 uid: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["AllowInteractionRequest"];
+                "application/json": components["schemas"]["AllowOauthInteractionRequest"];
             };
         };
         responses: {
+            /** @description Approved: where the browser goes next. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OauthInteractionDone"];
+                };
+            };
             /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
             400: {
                 headers: {
@@ -1274,12 +1330,22 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The authorization request waiting for consent (the last path segment of /oauth/consent/{uid}). */
                 uid: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
+            /** @description Denied: where the browser goes next. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OauthInteractionDone"];
+                };
+            };
             /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
             400: {
                 headers: {

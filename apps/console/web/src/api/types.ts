@@ -1,4 +1,4 @@
-import type { ConsolePaths as paths } from './oauth-schema';
+import type { paths } from './schema';
 
 /*
  * The views the pages use, taken from the API's paths (not from schema names), so that the
