@@ -83,10 +83,6 @@ async function handOverToOauth(oauth: OauthServer, req: FastifyRequest, reply: F
         .send({ error: 'temporarily_unavailable', error_description: `Too many client registrations from this address; retry in ${limit.retryAfterSeconds} seconds` });
       return reply;
     }
-    if (!(await withoutApiScopes(req))) {
-      void reply.code(400).header('cache-control', 'no-store').send({ error: 'invalid_client_metadata', error_description: 'The registration body must be a JSON object of at most 64 KB' });
-      return reply;
-    }
   }
   if (req.method === 'POST' && path === '/oauth/register') await publicClientOnly(req.raw);
   if (path === OAUTH_METADATA_PATH) req.raw.url = '/.well-known/openid-configuration' + req.url.slice(path.length);
@@ -94,44 +90,11 @@ async function handOverToOauth(oauth: OauthServer, req: FastifyRequest, reply: F
   oauth.callback()(req.raw, raw);
 }
 
-const MAX_REGISTRATION_BYTES = 64 * 1024;
-
-/**
- * A registration's `scope` may name the ten API scopes (the MCP SDK sends the protected resource's
- * scopes_supported there): they are the MCP resource's scopes, granted per connection on the
- * consent page, not OIDC scopes oidc-provider knows, and it would refuse the client
- * (invalid_client_metadata). They are taken out; the parsed body is handed to oidc-provider as
- * `req.body`, which it reads when the stream is consumed. False: not a JSON object within the size.
- */
-async function withoutApiScopes(req: FastifyRequest): Promise<boolean> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req.raw) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_REGISTRATION_BYTES) return false;
-    chunks.push(chunk as Buffer);
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    return false;
-  }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
-  const metadata = body as Record<string, unknown>;
-  if (typeof metadata['scope'] === 'string') {
-    const kept = metadata['scope'].split(' ').filter((s) => s && !(SCOPES as readonly string[]).includes(s));
-    if (kept.length) metadata['scope'] = kept.join(' ');
-    else delete metadata['scope'];
-  }
-  (req.raw as unknown as { body: unknown }).body = metadata;
-  return true;
-}
-
 /**
  * RFC 7591 lets the server replace requested metadata: a registration asking for a client secret
  * (client_secret_basic/post/jwt) gets a public client (`none`) instead of a refusal, since
- * clients such as those of MCP hosts ask for one by habit and use what the answer says. The body
+ * clients such as those of MCP hosts ask for one by habit and use what the answer says; API scopes
+ * in its `scope` are dropped (see below). The body
  * is read here (at most 56 KiB, oidc-provider's own limit) and handed on already read.
  */
 async function publicClientOnly(raw: IncomingMessage & { body?: Buffer }): Promise<void> {
@@ -146,9 +109,24 @@ async function publicClientOnly(raw: IncomingMessage & { body?: Buffer }): Promi
   let body = Buffer.concat(chunks);
   try {
     const meta = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
-    if (meta && typeof meta === 'object' && !Array.isArray(meta) && meta['token_endpoint_auth_method'] !== undefined && meta['token_endpoint_auth_method'] !== 'none') {
-      meta['token_endpoint_auth_method'] = 'none';
-      body = Buffer.from(JSON.stringify(meta));
+    if (meta && typeof meta === 'object' && !Array.isArray(meta)) {
+      let changed = false;
+      if (meta['token_endpoint_auth_method'] !== undefined && meta['token_endpoint_auth_method'] !== 'none') {
+        meta['token_endpoint_auth_method'] = 'none';
+        changed = true;
+      }
+      // The MCP SDK sends the resource's scopes_supported as the registration's scope. The ten API
+      // scopes are the MCP resource's, granted per connection on the consent page, not OIDC scopes
+      // oidc-provider knows: it would refuse the client (invalid_client_metadata). They are taken out.
+      if (typeof meta['scope'] === 'string') {
+        const kept = meta['scope'].split(' ').filter((s) => s && !(SCOPES as readonly string[]).includes(s));
+        if (kept.join(' ') !== meta['scope']) {
+          if (kept.length) meta['scope'] = kept.join(' ');
+          else delete meta['scope'];
+          changed = true;
+        }
+      }
+      if (changed) body = Buffer.from(JSON.stringify(meta));
     }
   } catch {
     // not JSON: oidc-provider answers invalid_request
