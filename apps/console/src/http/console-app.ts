@@ -85,9 +85,25 @@ async function handOverToOauth(oauth: OauthServer, req: FastifyRequest, reply: F
     }
   }
   if (req.method === 'POST' && path === '/oauth/register') await publicClientOnly(req.raw);
+  if (req.method === 'GET' && path === '/oauth/authorize') req.raw.url = withDefaultScope(req.url);
   if (path === OAUTH_METADATA_PATH) req.raw.url = '/.well-known/openid-configuration' + req.url.slice(path.length);
   reply.hijack();
   oauth.callback()(req.raw, raw);
+}
+
+/**
+ * An authorization request that names no API scope (RFC 6749 3.3: the server then uses a
+ * pre-defined default) asks for all ten: the consent page offers them all, ticked, and the person
+ * unticks what the client should not get. Without this the page would have nothing to allow.
+ */
+function withDefaultScope(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const params = new URLSearchParams(url.slice(q + 1));
+  const scope = (params.get('scope') ?? '').split(' ').filter(Boolean);
+  if (scope.some((s) => (SCOPES as readonly string[]).includes(s))) return url;
+  params.set('scope', [...scope, ...SCOPES].join(' '));
+  return `${url.slice(0, q)}?${params.toString()}`;
 }
 
 /**
