@@ -30,13 +30,20 @@ export interface ConsoleSystem {
 
 export const CONSOLE_APPS = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'webhook-dispatcher', 'console'];
 
-export async function startConsoleSystem(env: Record<string, string> = {}): Promise<ConsoleSystem> {
+export interface ConsoleSystemOptions {
+  /** The apps to start (default CONSOLE_APPS); the MCP OAuth suite adds 'mcp'. */
+  apps?: string[];
+  /** More ports the outbound policy allows (local test servers the console fetches from). */
+  allowPorts?: number[];
+}
+
+export async function startConsoleSystem(env: Record<string, string> = {}, options: ConsoleSystemOptions = {}): Promise<ConsoleSystem> {
   const smtp = await startSmtpCapture();
   const receiver = await startWebhookReceiver();
   const consolePort = await freePort();
   const consoleUrl = `http://127.0.0.1:${consolePort}`;
   const suite = randomBytes(4).toString('hex');
-  const mini = await startMiniSystem(CONSOLE_APPS, {
+  const mini = await startMiniSystem(options.apps ?? CONSOLE_APPS, {
     CONSOLE_PORT: String(consolePort),
     CONSOLE_HOST: '127.0.0.1',
     CONSOLE_PUBLIC_URL: consoleUrl,
@@ -44,7 +51,7 @@ export async function startConsoleSystem(env: Record<string, string> = {}): Prom
     MAIL_FROM: 'Support Agent <console@example.test>',
     MAIL_POLL_MS: '200',
     OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
-    OUTBOUND_ALLOWED_PORTS: `80,443,${receiver.port}`,
+    OUTBOUND_ALLOWED_PORTS: [80, 443, receiver.port, ...(options.allowPorts ?? [])].join(','),
     // Counters of this suite only (the shared Redis also serves the main e2e system).
     RATE_LIMIT_PREFIX: `sa:e2e:console:${suite}:rl:`,
     CONSOLE_THROTTLE_PREFIX: `sa:e2e:console:${suite}:signin:`,

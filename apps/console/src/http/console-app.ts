@@ -6,6 +6,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import fastifyCookie from '@fastify/cookie';
 import type { Logger } from 'pino';
 import { clientErrorHandler, configureFastify, edgeServerOptions, frameworkErrors, installHttpPolicy, jsonNestingExceeds, limitConnectionsPerAddress, requestIdOf } from '@sa/edge';
+import { SCOPES } from '@sa/contracts';
 import { BadRequest } from '@sa/errors';
 import { PinoNestLogger } from '@sa/logging';
 import type { ConsoleConfig } from '../config/console.config';
@@ -84,15 +85,32 @@ async function handOverToOauth(oauth: OauthServer, req: FastifyRequest, reply: F
     }
   }
   if (req.method === 'POST' && path === '/oauth/register') await publicClientOnly(req.raw);
+  if (req.method === 'GET' && path === '/oauth/authorize') req.raw.url = withDefaultScope(req.url);
   if (path === OAUTH_METADATA_PATH) req.raw.url = '/.well-known/openid-configuration' + req.url.slice(path.length);
   reply.hijack();
   oauth.callback()(req.raw, raw);
 }
 
 /**
+ * An authorization request that names no API scope (RFC 6749 3.3: the server then uses a
+ * pre-defined default) asks for all ten: the consent page offers them all, ticked, and the person
+ * unticks what the client should not get. Without this the page would have nothing to allow.
+ */
+function withDefaultScope(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const params = new URLSearchParams(url.slice(q + 1));
+  const scope = (params.get('scope') ?? '').split(' ').filter(Boolean);
+  if (scope.some((s) => (SCOPES as readonly string[]).includes(s))) return url;
+  params.set('scope', [...scope, ...SCOPES].join(' '));
+  return `${url.slice(0, q)}?${params.toString()}`;
+}
+
+/**
  * RFC 7591 lets the server replace requested metadata: a registration asking for a client secret
  * (client_secret_basic/post/jwt) gets a public client (`none`) instead of a refusal, since
- * clients such as those of MCP hosts ask for one by habit and use what the answer says. The body
+ * clients such as those of MCP hosts ask for one by habit and use what the answer says; API scopes
+ * in its `scope` are dropped (see below). The body
  * is read here (at most 56 KiB, oidc-provider's own limit) and handed on already read.
  */
 async function publicClientOnly(raw: IncomingMessage & { body?: Buffer }): Promise<void> {
@@ -107,9 +125,24 @@ async function publicClientOnly(raw: IncomingMessage & { body?: Buffer }): Promi
   let body = Buffer.concat(chunks);
   try {
     const meta = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
-    if (meta && typeof meta === 'object' && !Array.isArray(meta) && meta['token_endpoint_auth_method'] !== undefined && meta['token_endpoint_auth_method'] !== 'none') {
-      meta['token_endpoint_auth_method'] = 'none';
-      body = Buffer.from(JSON.stringify(meta));
+    if (meta && typeof meta === 'object' && !Array.isArray(meta)) {
+      let changed = false;
+      if (meta['token_endpoint_auth_method'] !== undefined && meta['token_endpoint_auth_method'] !== 'none') {
+        meta['token_endpoint_auth_method'] = 'none';
+        changed = true;
+      }
+      // The MCP SDK sends the resource's scopes_supported as the registration's scope. The ten API
+      // scopes are the MCP resource's, granted per connection on the consent page, not OIDC scopes
+      // oidc-provider knows: it would refuse the client (invalid_client_metadata). They are taken out.
+      if (typeof meta['scope'] === 'string') {
+        const kept = meta['scope'].split(' ').filter((s) => s && !(SCOPES as readonly string[]).includes(s));
+        if (kept.join(' ') !== meta['scope']) {
+          if (kept.length) meta['scope'] = kept.join(' ');
+          else delete meta['scope'];
+          changed = true;
+        }
+      }
+      if (changed) body = Buffer.from(JSON.stringify(meta));
     }
   } catch {
     // not JSON: oidc-provider answers invalid_request
