@@ -8,7 +8,7 @@ import { OAuthClientProvider, refreshAuthorization, UnauthorizedError } from '@m
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { waitFor } from './support/apps';
-import { expectNoSeriousAxeViolations, screenshot, useBrowser } from './support/browser';
+import { expectNoSeriousAxeViolations, useBrowser } from './support/browser';
 import { CONSOLE_APPS, ConsoleSystem, startConsoleSystem } from './support/console-system';
 import { freePort } from './support/infra';
 import { errorOf } from './support/mcp';
@@ -196,7 +196,7 @@ describe('MCP OAuth: the official SDK client connects through the console (issue
 
   interface Consent {
     action: 'Allow' | 'Deny';
-    /** Photograph the consent page (docs/screenshots/console-consent.png) and run axe on it. */
+    /** Run axe on the consent page. */
     photograph?: boolean;
   }
 
@@ -252,7 +252,7 @@ describe('MCP OAuth: the official SDK client connects through the console (issue
         expect(text).toMatch(/unverified/i);
         expect(text).toContain('127.0.0.1');
         await expectNoSeriousAxeViolations(page, `the consent page (${page.url()})`);
-        await screenshot(page, 'consent');
+        // (The README's consent screenshot is taken by e2e/console.e2e-spec.ts.)
         expect(b.cspViolations()).toEqual([]);
       }
     }
