@@ -101,8 +101,20 @@ describe('MCP server: OAuth protected resource (issue 17)', () => {
       expect(tools.map((t) => t.name).sort()).toEqual(['list_bots', 'list_knowledge']);
       expect(errorOf(await x.call('list_knowledge', { chatbotId: botX }))).toBeUndefined();
       expect(errorOf(await x.call('list_knowledge', { chatbotId: botY }))?.code).toBe('bot_access_denied');
-      // A tool of a scope not granted stays a tool error (403 insufficient_scope), as for API tokens.
-      expect(errorOf(await x.call('add_knowledge', { chatbotId: botX, title: 'x', text: 'y' }))?.code).toBe('insufficient_scope');
+      // A tool of a scope not granted: the step-up challenge (MCP authorization), 403 with
+      // WWW-Authenticate naming the scopes to ask for, so the client can ask the person for more.
+      const res = await fetch(s.mcpUrl, {
+        method: 'POST',
+        headers: { ...bearer(secret), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'add_knowledge', arguments: { chatbotId: botX, title: 'x', text: 'y' } } }),
+      });
+      expect(res.status).toBe(403);
+      const challenge = res.headers.get('www-authenticate') ?? '';
+      expect(challenge).toMatch(/^Bearer /);
+      expect(challenge).toContain('error="insufficient_scope"');
+      expect(challenge).toContain('scope="bots:read kb:read kb:write"');
+      expect(challenge).toContain(resourceMetadata);
+      expect(await res.json()).toEqual(expect.objectContaining({ code: 'insufficient_scope', required_scope: 'kb:write' }));
     });
 
     it('refuses a token issued for another resource (401), tolerating only a trailing slash', async () => {

@@ -361,8 +361,16 @@ describe('MCP OAuth: the official SDK client connects through the console (issue
     it('tools/list shows only the tools of the chosen scopes', async () => {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(['list_bots', 'list_knowledge']);
-      const refused = await call(client, 'ask_bot', { message: 'hi', chatbotId: botX });
-      expect([errorOf(refused)?.code, errorOf(refused)?.status]).toEqual(['insufficient_scope', 403]);
+      // A tool outside the chosen scopes: the step-up challenge (403, WWW-Authenticate error="insufficient_scope").
+      // Sent raw: the SDK client would start a new authorization for the larger scope.
+      const res = await fetch(mcpUrl, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${provider.saved!.access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'ask_bot', arguments: { message: 'hi', chatbotId: botX } } }),
+      });
+      expect(res.status).toBe(403);
+      expect(res.headers.get('www-authenticate')).toContain('error="insufficient_scope"');
+      expect(res.headers.get('www-authenticate')).toContain('chat:invoke');
     });
 
     it('a tool call is limited to the chosen bot; another bot is refused', async () => {

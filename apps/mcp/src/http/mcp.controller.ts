@@ -2,10 +2,33 @@ import { Controller, Delete, Get, Inject, Post, Req, Res } from '@nestjs/common'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
-import { EdgeGate } from '@sa/edge';
-import { MCP_LOGGER } from '../config/mcp.config';
+import type { CallerContext, Scope } from '@sa/contracts';
+import { EdgeGate, bearerSecret } from '@sa/edge';
+import { TOKEN_PREFIX } from '@sa/identity';
+import { MCP_CONFIG, MCP_LOGGER, McpConfig } from '../config/mcp.config';
+import { TOOLS } from '../tools/catalogue';
 import { ToolServerFactory } from '../tools/tool-server';
 import { OriginPolicy } from './origin-policy';
+import { bearerChallenge, resourceMetadataUrl } from './protected-resource';
+
+const TOOL_SCOPES = new Map<string, Scope>(TOOLS.map((t) => [t.name, t.scope]));
+
+/**
+ * The scope an OAuth connection lacks for a `tools/call` in this body, or null. Only OAuth
+ * connections get the HTTP step-up challenge (MCP authorization, "insufficient scope"): their
+ * client can ask the person for more. An API token keeps the tool error naming the scope.
+ */
+export function missingScopeForCall(body: unknown, caller: Pick<CallerContext, 'scopes'>): Scope | null {
+  const messages = Array.isArray(body) ? body : [body];
+  for (const m of messages) {
+    if (!m || typeof m !== 'object') continue;
+    const { method, params } = m as { method?: unknown; params?: { name?: unknown } };
+    if (method !== 'tools/call' || !params || typeof params.name !== 'string') continue;
+    const scope = TOOL_SCOPES.get(params.name);
+    if (scope && !caller.scopes.includes(scope)) return scope;
+  }
+  return null;
+}
 
 /**
  * The MCP endpoint: Streamable HTTP, stateless (no Mcp-Session-Id; every POST carries its bearer
@@ -22,6 +45,7 @@ export class McpController {
     private readonly tools: ToolServerFactory,
     private readonly origins: OriginPolicy,
     @Inject(MCP_LOGGER) private readonly logger: Logger,
+    @Inject(MCP_CONFIG) private readonly config: McpConfig,
   ) {}
 
   @Post('mcp')
@@ -32,6 +56,17 @@ export class McpController {
       return;
     }
     const caller = await this.gate.caller(req, reply);
+    if (!bearerSecret(req.headers.authorization).startsWith(TOKEN_PREFIX)) {
+      const missing = missingScopeForCall(req.body, caller);
+      if (missing) {
+        const scope = [...new Set([...caller.scopes, missing])].join(' ');
+        void reply
+          .status(403)
+          .header('www-authenticate', bearerChallenge({ error: 'insufficient_scope', scope, resource_metadata: resourceMetadataUrl(this.config.resourceUrl), error_description: `This connection lacks the ${missing} scope` }))
+          .send({ error: 'Forbidden', code: 'insufficient_scope', message: `This connection lacks the ${missing} scope; ask a workspace owner or admin to allow it`, required_scope: missing });
+        return;
+      }
+    }
 
     const server = this.tools.create(caller);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
