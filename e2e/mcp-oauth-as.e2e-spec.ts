@@ -203,6 +203,11 @@ describe('MCP authorization server (oidc-provider in the console)', () => {
     expect(secretAsked.status).toBe(201);
     expect(secretAsked.body.token_endpoint_auth_method).toBe('none');
     expect(secretAsked.body.client_secret).toBeUndefined();
+    // Redirect URIs: https, or http on loopback only (MCP authorization); never javascript: and the like.
+    const plainHttp = await register({ redirect_uris: ['http://evil.example.com/cb'] });
+    expect([plainHttp.status, plainHttp.body.error]).toEqual([400, 'invalid_redirect_uri']);
+    const script = await register({ redirect_uris: ['javascript:alert(1)'] });
+    expect([script.status, script.body.error]).toEqual([400, 'invalid_redirect_uri']);
     let last = first;
     for (let i = 0; i < 8 && last.status === 201; i++) last = await register();
     expect(last.status).toBe(429);

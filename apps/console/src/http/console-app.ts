@@ -12,6 +12,7 @@ import { PinoNestLogger } from '@sa/logging';
 import type { ConsoleConfig } from '../config/console.config';
 import { CsrfFailed } from '@sa/people';
 import { UNSAFE_METHODS, consoleOrigins, originRefusal } from '../auth/csrf';
+import { redirectUrisRefusal } from '../oauth/redirect-uri';
 import { SECURITY_HEADERS, isApiPath } from './security-headers';
 import { serveWebApp } from './web-app';
 import { OAUTH_METADATA_PATH, OauthServer, isOauthPath } from '../oauth/oauth-server';
@@ -84,7 +85,13 @@ async function handOverToOauth(oauth: OauthServer, req: FastifyRequest, reply: F
       return reply;
     }
   }
-  if (req.method === 'POST' && path === '/oauth/register') await publicClientOnly(req.raw);
+  if (req.method === 'POST' && path === '/oauth/register') {
+    const refusal = await publicClientOnly(req.raw);
+    if (refusal) {
+      void reply.code(400).header('cache-control', 'no-store').send({ error: 'invalid_redirect_uri', error_description: refusal });
+      return reply;
+    }
+  }
   if (req.method === 'GET' && path === '/oauth/authorize') req.raw.url = withDefaultScope(req.url);
   if (path === OAUTH_METADATA_PATH) req.raw.url = '/.well-known/openid-configuration' + req.url.slice(path.length);
   reply.hijack();
@@ -113,8 +120,8 @@ function withDefaultScope(url: string): string {
  * in its `scope` are dropped (see below). The body
  * is read here (at most 56 KiB, oidc-provider's own limit) and handed on already read.
  */
-async function publicClientOnly(raw: IncomingMessage & { body?: Buffer }): Promise<void> {
-  if (!/^application\/json\b/i.test(String(raw.headers['content-type'] ?? ''))) return;
+async function publicClientOnly(raw: IncomingMessage & { body?: Buffer }): Promise<string | null> {
+  if (!/^application\/json\b/i.test(String(raw.headers['content-type'] ?? ''))) return null;
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of raw.iterator({ destroyOnReturn: false })) {
@@ -126,6 +133,8 @@ async function publicClientOnly(raw: IncomingMessage & { body?: Buffer }): Promi
   try {
     const meta = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
     if (meta && typeof meta === 'object' && !Array.isArray(meta)) {
+      const refusal = redirectUrisRefusal(meta['redirect_uris']);
+      if (refusal) return refusal;
       let changed = false;
       if (meta['token_endpoint_auth_method'] !== undefined && meta['token_endpoint_auth_method'] !== 'none') {
         meta['token_endpoint_auth_method'] = 'none';
@@ -148,6 +157,7 @@ async function publicClientOnly(raw: IncomingMessage & { body?: Buffer }): Promi
     // not JSON: oidc-provider answers invalid_request
   }
   raw.body = body;
+  return null;
 }
 
 /**

@@ -5,6 +5,7 @@ import { getDataSourceToken } from '@nestjs/typeorm';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
 import { SCOPES } from '@sa/contracts';
+import { redirectUrisRefusal } from './redirect-uri';
 import { GuardError, guardedFetch, outboundPolicy } from '@sa/net-guard';
 import type { Provider } from 'oidc-provider';
 import { CONSOLE_CONFIG, CONSOLE_LOGGER, ConsoleConfig, normaliseResource } from '../config/console.config';
@@ -255,6 +256,11 @@ export class OauthServer implements OnModuleInit, BeforeApplicationShutdown {
     const method = properties['token_endpoint_auth_method'];
     if (method !== undefined && method !== 'none') return undefined;
     if (!Array.isArray(properties['redirect_uris']) || properties['redirect_uris'].length === 0) return undefined;
+    const refusal = redirectUrisRefusal(properties['redirect_uris']);
+    if (refusal) {
+      this.logger.info({ client_id: id, reason: refusal }, 'oauth: client metadata document refused');
+      return undefined;
+    }
     const clean: Record<string, unknown> = {
       client_id: id,
       client_name: typeof properties['client_name'] === 'string' ? properties['client_name'].slice(0, 200) : undefined,
