@@ -208,6 +208,9 @@ describe('MCP authorization server (oidc-provider in the console)', () => {
     expect([plainHttp.status, plainHttp.body.error]).toEqual([400, 'invalid_redirect_uri']);
     const script = await register({ redirect_uris: ['javascript:alert(1)'] });
     expect([script.status, script.body.error]).toEqual([400, 'invalid_redirect_uri']);
+    // A lone surrogate (text PostgreSQL cannot store) is refused as at every edge, never a 500.
+    const surrogate = await register({ client_name: 'bad \ud800 name' });
+    expect([surrogate.status, surrogate.body.error]).toEqual([400, 'invalid_client_metadata']);
     let last = first;
     for (let i = 0; i < 8 && last.status === 201; i++) last = await register();
     expect(last.status).toBe(429);

@@ -6,7 +6,7 @@ import { FastifyAdapter, NestFastifyApplication } from '@nestjs/platform-fastify
 import fastifyCookie from '@fastify/cookie';
 import type { Logger } from 'pino';
 import { clientErrorHandler, configureFastify, edgeServerOptions, frameworkErrors, installHttpPolicy, jsonNestingExceeds, limitConnectionsPerAddress, requestIdOf } from '@sa/edge';
-import { SCOPES } from '@sa/contracts';
+import { MAX_JSON_DEPTH, SCOPES, plainJsonIssue } from '@sa/contracts';
 import { BadRequest } from '@sa/errors';
 import { PinoNestLogger } from '@sa/logging';
 import type { ConsoleConfig } from '../config/console.config';
@@ -88,7 +88,7 @@ async function handOverToOauth(oauth: OauthServer, req: FastifyRequest, reply: F
   if (req.method === 'POST' && path === '/oauth/register') {
     const refusal = await publicClientOnly(req.raw);
     if (refusal) {
-      void reply.code(400).header('cache-control', 'no-store').send({ error: 'invalid_redirect_uri', error_description: refusal });
+      void reply.code(400).header('cache-control', 'no-store').send(refusal);
       return reply;
     }
   }
@@ -120,7 +120,7 @@ function withDefaultScope(url: string): string {
  * in its `scope` are dropped (see below). The body
  * is read here (at most 56 KiB, oidc-provider's own limit) and handed on already read.
  */
-async function publicClientOnly(raw: IncomingMessage & { body?: Buffer }): Promise<string | null> {
+async function publicClientOnly(raw: IncomingMessage & { body?: Buffer }): Promise<{ error: string; error_description: string } | null> {
   if (!/^application\/json\b/i.test(String(raw.headers['content-type'] ?? ''))) return null;
   const chunks: Buffer[] = [];
   let size = 0;
@@ -133,8 +133,11 @@ async function publicClientOnly(raw: IncomingMessage & { body?: Buffer }): Promi
   try {
     const meta = JSON.parse(body.toString('utf8')) as Record<string, unknown>;
     if (meta && typeof meta === 'object' && !Array.isArray(meta)) {
+      // What every edge refuses (unstorable text such as a lone surrogate, too deep, reserved names), then the redirect URIs.
+      const issue = plainJsonIssue(meta, [], MAX_JSON_DEPTH);
+      if (issue) return { error: 'invalid_client_metadata', error_description: issue.message };
       const refusal = redirectUrisRefusal(meta['redirect_uris']);
-      if (refusal) return refusal;
+      if (refusal) return { error: 'invalid_redirect_uri', error_description: refusal };
       let changed = false;
       if (meta['token_endpoint_auth_method'] !== undefined && meta['token_endpoint_auth_method'] !== 'none') {
         meta['token_endpoint_auth_method'] = 'none';

@@ -4,7 +4,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, OnModuleInit } from '@ne
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { Logger } from 'pino';
 import type { DataSource } from 'typeorm';
-import { SCOPES } from '@sa/contracts';
+import { SCOPES, plainJsonIssue } from '@sa/contracts';
 import { redirectUrisRefusal } from './redirect-uri';
 import { GuardError, guardedFetch, outboundPolicy } from '@sa/net-guard';
 import type { Provider } from 'oidc-provider';
@@ -252,6 +252,8 @@ export class OauthServer implements OnModuleInit, BeforeApplicationShutdown {
       return undefined;
     }
     if (typeof properties !== 'object' || properties === null || Array.isArray(properties) || properties['client_id'] !== id) return undefined;
+    // Text PostgreSQL cannot store (a lone surrogate in client_name) and the like: refused as at every edge.
+    if (plainJsonIssue(properties)) return undefined;
     if ('client_secret' in properties || 'client_secret_expires_at' in properties) return undefined;
     const method = properties['token_endpoint_auth_method'];
     if (method !== undefined && method !== 'none') return undefined;
