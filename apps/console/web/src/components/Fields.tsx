@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { Checkbox, FieldError, Input, Label, Text, TextField, type TextFieldProps } from 'react-aria-components';
+import { Checkbox, FieldError, Input, Label, Radio, RadioGroup, Text, TextField, type TextFieldProps } from 'react-aria-components';
 
 interface TextInputProps extends Omit<TextFieldProps, 'children' | 'className'> {
   label: string;
@@ -84,5 +84,25 @@ export function CheckboxItem({ value, children, isDisabled }: { value: string; c
       </span>
       <span className="checkbox__label">{children}</span>
     </Checkbox>
+  );
+}
+
+/**
+ * "Bots": every bot of the workspace, or some (the token form and the consent page: "Chosen
+ * bots"; a webhook: "One bot"). The caller shows the bot picker when `allBots` is false.
+ */
+export function BotScopeChoice({ allBots, onChange, someLabel = 'Chosen bots', someDisabled }: { allBots: boolean; onChange: (allBots: boolean) => void; someLabel?: string; someDisabled?: boolean }) {
+  return (
+    <RadioGroup className="choice-group" value={allBots ? 'all' : 'some'} onChange={(v) => onChange(v === 'all')}>
+      <Label className="field__label">Bots</Label>
+      <div className="choice-group__row">
+        <Radio value="all" className="radio">
+          All bots
+        </Radio>
+        <Radio value="some" className="radio" isDisabled={someDisabled}>
+          {someLabel}
+        </Radio>
+      </div>
+    </RadioGroup>
   );
 }

@@ -1,5 +1,5 @@
 import { useMemo, useState } from 'react';
-import { CheckboxGroup, FieldError, Form, Label, Radio, RadioGroup, Text } from 'react-aria-components';
+import { CheckboxGroup, FieldError, Form, Label, Text } from 'react-aria-components';
 import { Link, Navigate, useLocation, useParams } from 'react-router';
 import { isUnauthenticated } from '../../api/client';
 import { ApiError } from '../../api/errors';
@@ -9,7 +9,7 @@ import type { OAuthInteraction } from '../../api/types';
 import { useBots } from '../../api/workspace';
 import { ActionButton } from '../../components/ActionButton';
 import { ClientName } from '../../components/ClientName';
-import { CheckboxItem, SelectInput } from '../../components/Fields';
+import { BotScopeChoice, CheckboxItem, SelectInput } from '../../components/Fields';
 import { ErrorMessage, InfoMessage, Loading, SuccessMessage } from '../../components/Messages';
 import { SCOPES, type Scope } from '../../lib/contracts';
 import { scopeWords } from '../../lib/scopes';
@@ -163,17 +163,7 @@ function ConsentForm({ uid, interaction }: { uid: string; interaction: OAuthInte
         </div>
         <FieldError className="field__error" />
       </CheckboxGroup>
-      <RadioGroup className="choice-group" value={allBots ? 'all' : 'chosen'} onChange={(v) => setAllBots(v === 'all')}>
-        <Label className="field__label">Bots</Label>
-        <div className="choice-group__row">
-          <Radio value="all" className="radio">
-            All bots
-          </Radio>
-          <Radio value="chosen" className="radio">
-            Chosen bots
-          </Radio>
-        </div>
-      </RadioGroup>
+      <BotScopeChoice allBots={allBots} onChange={setAllBots} />
       {allBots ? null : bots.isPending ? <Loading what="the bots" /> : <BotChoice bots={bots.data ?? []} error={bots.error} value={botIds} onChange={setBotIds} />}
       <p className="muted small">You can revoke this connection at any time on the workspace’s Connections page.</p>
       <div className="form__actions">

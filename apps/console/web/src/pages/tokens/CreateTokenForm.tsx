@@ -1,8 +1,8 @@
 import { useState } from 'react';
-import { CheckboxGroup, FieldError, Form, Label, Radio, RadioGroup, Text } from 'react-aria-components';
+import { CheckboxGroup, FieldError, Form, Label, Text } from 'react-aria-components';
 import { useCreateToken } from '../../api/tokens';
 import type { Bot, CreatedApiToken } from '../../api/types';
-import { CheckboxItem, SelectInput, TextInput } from '../../components/Fields';
+import { BotScopeChoice, CheckboxItem, SelectInput, TextInput } from '../../components/Fields';
 import { ErrorMessage } from '../../components/Messages';
 import { SCOPES, type Scope } from '../../lib/contracts';
 import { BotChoice } from './BotChoice';
@@ -66,17 +66,7 @@ export function CreateTokenForm({ workspaceId, bots, botsError, onCreated }: { w
         </div>
         <FieldError className="field__error" />
       </CheckboxGroup>
-      <RadioGroup className="choice-group" value={allBots ? 'all' : 'chosen'} onChange={(v) => setAllBots(v === 'all')}>
-        <Label className="field__label">Bots</Label>
-        <div className="choice-group__row">
-          <Radio value="all" className="radio">
-            All bots
-          </Radio>
-          <Radio value="chosen" className="radio">
-            Chosen bots
-          </Radio>
-        </div>
-      </RadioGroup>
+      <BotScopeChoice allBots={allBots} onChange={setAllBots} />
       {allBots ? null : <BotChoice bots={bots} error={botsError} value={botIds} onChange={setBotIds} />}
       <SelectInput label="Expires" id="token-expiry" value={expiry} onChange={setExpiry} options={EXPIRY} description="Optional. An expired token gets 401 like a revoked one." />
       <div className="form__actions">

@@ -1,8 +1,8 @@
 import { useState } from 'react';
-import { CheckboxGroup, FieldError, Form, Label, Radio, RadioGroup, Text } from 'react-aria-components';
+import { CheckboxGroup, FieldError, Form, Label, Text } from 'react-aria-components';
 import { useCreateWebhook } from '../../api/webhooks';
 import type { Bot, CreatedWebhook } from '../../api/types';
-import { CheckboxItem, SelectInput, TextInput } from '../../components/Fields';
+import { BotScopeChoice, CheckboxItem, SelectInput, TextInput } from '../../components/Fields';
 import { ErrorMessage } from '../../components/Messages';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../lib/contracts';
 import { ActionButton } from '../../components/ActionButton';
@@ -54,17 +54,7 @@ export function AddWebhookForm({ workspaceId, bots, botsError, onCreated }: { wo
         </div>
         <FieldError className="field__error" />
       </CheckboxGroup>
-      <RadioGroup className="choice-group" value={allBots ? 'all' : 'one'} onChange={(v) => setAllBots(v === 'all')}>
-        <Label className="field__label">Bots</Label>
-        <div className="choice-group__row">
-          <Radio value="all" className="radio">
-            All bots
-          </Radio>
-          <Radio value="one" className="radio" isDisabled={bots.length === 0}>
-            One bot
-          </Radio>
-        </div>
-      </RadioGroup>
+      <BotScopeChoice allBots={allBots} onChange={setAllBots} someLabel="One bot" someDisabled={bots.length === 0} />
       {allBots ? null : botsError ? (
         <ErrorMessage error={botsError} title="The bots could not be loaded." />
       ) : (
