@@ -8,6 +8,10 @@ import { BotsHandler } from './bots/bots.handler';
 import { BotsRepository } from './bots/bots.repository';
 import { BotsService } from './bots/bots.service';
 import { loadBotsConfig } from './config/bots.config';
+import { SecretBox } from '@sa/webhook-registry';
+import { WidgetSettingsHandler } from './widget/widget-settings.handler';
+import { WidgetSettingsRepository } from './widget/widget-settings.repository';
+import { WIDGET_SECRET_BOX, WidgetSettingsService } from './widget/widget-settings.service';
 
 const config = loadBotsConfig();
 
@@ -18,7 +22,7 @@ const config = loadBotsConfig();
     OpsModule.forService('bots', config),
     EventsModule.forService({ schema: 'bots', natsUrl: config.natsUrl, stream: { name: config.eventsStream, subjectPrefix: config.eventsSubjectPrefix }, relay: true }),
   ],
-  controllers: [BotsHandler],
-  providers: [BotsRepository, BotsService],
+  controllers: [BotsHandler, WidgetSettingsHandler],
+  providers: [BotsRepository, BotsService, WidgetSettingsRepository, WidgetSettingsService, { provide: WIDGET_SECRET_BOX, useValue: new SecretBox(config.secretKey.key) }],
 })
 export class AppModule {}

@@ -4,6 +4,7 @@ import { BILLING_STATUSES, BillingStatus, PLANS, Plan } from './plans';
 import { Doc, Nested, Nullable } from './schema-docs';
 import { WorkspaceParams } from './console';
 import { DELIVERIES_LIST_MAX, ROLES, Role } from './management';
+import { WidgetSettingsView } from './widget';
 
 /*
  * The console's workspace pages (apps/console, /api/workspaces/{workspaceId}): the workspace's
@@ -81,3 +82,38 @@ export class WorkspaceView {
   @Nested(() => LiveAccessView) live_access: LiveAccessView;
   @Nested(() => WorkspaceUsageView) usage: WorkspaceUsageView;
 }
+
+// ---- The visitor widget of a bot (issue 18): GET/PATCH …/bots/{botId}/widget, POST …/widget/secret ----
+
+export class BotParams extends WorkspaceParams {
+  @IsUUID('all') botId: string;
+}
+
+@Doc({ name: 'WidgetInstall', description: 'How a website embeds the bot: the script tag to paste before </body>.' })
+export class WidgetInstallView {
+  @Doc('The widget script, `<GATEWAY_PUBLIC_URL>/widget/v1/embed.js`: always the build the gateway serves now.') @IsString() script_url: string;
+  @Doc('The tag to paste: `<script src="…/widget/v1/embed.js" data-bot-id="…" async></script>`. It follows upgrades of the widget (the file is cached for an hour).')
+  @IsString()
+  snippet: string;
+  @Doc('Subresource Integrity of the script now served (`sha384-…`); null when the server has no built widget.')
+  @Nullable()
+  @IsString()
+  integrity: string | null;
+  @Doc('This build under its own name, `…/widget/v1/embed.<version>.js` (cached for a year, never changed); null when the server has no built widget.')
+  @Nullable()
+  @IsString()
+  pinned_script_url: string | null;
+  @Doc(
+    'The tag pinned to this build and checked by the browser: `<script src="…/embed.<version>.js" data-bot-id="…" integrity="…" crossorigin="anonymous" async></script>`. ' +
+      'After the widget on this server is upgraded, that file is gone: copy the new pinned snippet. Null when the server has no built widget.',
+  )
+  @Nullable()
+  @IsString()
+  pinned_snippet: string | null;
+}
+
+@Doc({ name: 'ConsoleWidget', description: "A bot's widget settings with its install snippet." })
+export class ConsoleWidgetView extends WidgetSettingsView {
+  @Nested(() => WidgetInstallView) install: WidgetInstallView;
+}
+

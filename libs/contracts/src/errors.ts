@@ -18,6 +18,8 @@ export const ERROR_CODES = [
   'bot_access_denied',
   'tier_capacity_unavailable',
   'session_forbidden',
+  'origin_not_allowed',
+  'invalid_user_hash',
   'not_found',
   'bot_name_taken',
   'conflict',
@@ -37,7 +39,7 @@ export const ERROR_CODES = [
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /** Codes only the visitor widget API (/widget/v1) sends; never sent under /v1. */
-export const WIDGET_ERROR_CODES: readonly ErrorCode[] = ['widget_budget_exhausted', 'session_forbidden'];
+export const WIDGET_ERROR_CODES: readonly ErrorCode[] = ['widget_budget_exhausted', 'session_forbidden', 'origin_not_allowed', 'invalid_user_hash'];
 
 /** Codes only the owner console's API (/api of apps/console) sends; never sent under /v1. */
 export const CONSOLE_ERROR_CODES: readonly ErrorCode[] = ['not_signed_in', 'invalid_credentials', 'invalid_token', 'csrf_failed', 'forbidden_role', 'last_owner', 'too_many_attempts'];

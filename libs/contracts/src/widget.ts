@@ -1,7 +1,8 @@
-import { Equals, IsEmail, IsIn, IsISO8601, IsOptional, IsString, IsUUID } from 'class-validator';
+import { ArrayMaxSize, Equals, IsArray, IsBoolean, IsEmail, IsIn, IsISO8601, IsOptional, IsString, IsUUID, Matches, ValidateBy, ValidationOptions, buildMessage } from 'class-validator';
 import { EMAIL_MAX, EMAIL_MIN, PERSON_NAME_MAX, PHONE_MAX, PHONE_MIN } from './bookings';
+import { LANGUAGE_DESCRIPTION } from './bots';
 import { CHAT_MESSAGE_MAX, FEEDBACK_VALUES, Feedback, SESSION_ID_MAX, WIDGET_SESSION_DESCRIPTION } from './chat';
-import { Doc } from './schema-docs';
+import { Doc, Nested, Nullable } from './schema-docs';
 import { CharLength, IsLanguageTag, IsStringMap, NotBlank } from './validation';
 
 /**
@@ -39,6 +40,8 @@ export class WidgetFeedbackBody {
 }
 
 export const EXTERNAL_USER_ID_MAX = 200;
+/** 64 hex digits, either case: the HMAC-SHA256 of identify. */
+export const USER_HASH_PATTERN = /^[0-9a-fA-F]{64}$/;
 
 /** POST …/identify: the visitor is signed in on the customer's site. */
 @Doc({ name: 'WidgetIdentifyRequest', description: "Body of POST /bots/{botId}/identify: the visitor is signed in on the customer's site. Unknown members are rejected (400)." })
@@ -48,6 +51,13 @@ export class WidgetIdentifyBody {
   @IsOptional() @IsString() @CharLength(1, PERSON_NAME_MAX) name?: string;
   @IsOptional() @IsString() @IsEmail() @CharLength(EMAIL_MIN, EMAIL_MAX) email?: string;
   @IsOptional() @IsString() @CharLength(PHONE_MIN, PHONE_MAX) phone?: string;
+  @Doc(
+    "Proof that the customer's server vouches for externalUserId: the hex HMAC-SHA256 of externalUserId (UTF-8) keyed with the bot's widget identity secret (UTF-8), " +
+      '64 hex digits (either case). A wrong hash, or a bot without an identity secret, is refused with 403 `invalid_user_hash` and nothing is stored.',
+  )
+  @IsString()
+  @Matches(USER_HASH_PATTERN)
+  userHash: string;
 }
 
 /** POST …/leads: the widget's lead form. */
@@ -81,8 +91,14 @@ export class WidgetHandoffBody {
 
 /** The NATS requests behind the widget routes carry the bot id with the visitor's body. */
 export class FeedbackRequest extends WidgetFeedbackBody {}
-export class IdentifyRequest extends WidgetIdentifyBody {
+/** leads.visitor.identify: sent only after bots.widget.identity.verify accepted the userHash. */
+export class IdentifyRequest {
   @IsUUID() chatbotId: string;
+  @IsString() @CharLength(1, SESSION_ID_MAX) sessionId: string;
+  @IsString() @CharLength(1, EXTERNAL_USER_ID_MAX) @NotBlank() externalUserId: string;
+  @IsOptional() @IsString() @CharLength(1, PERSON_NAME_MAX) name?: string;
+  @IsOptional() @IsString() @IsEmail() @CharLength(EMAIL_MIN, EMAIL_MAX) email?: string;
+  @IsOptional() @IsString() @CharLength(PHONE_MIN, PHONE_MAX) phone?: string;
 }
 export class LeadFormRequest extends WidgetLeadBody {
   @IsUUID() chatbotId: string;
@@ -119,6 +135,12 @@ export interface PublicBot {
   tenant_id: string;
   name: string;
   language: string;
+  /** Exact origins (`scheme://host[:port]`, lower case) the widget routes accept; empty: every origin. */
+  allowed_origins: string[];
+  /** The widget's look. */
+  widget: WidgetTheme;
+  /** The bot has a widget identity secret (identify can succeed). */
+  identity: boolean;
 }
 
 export interface TicketView {
@@ -175,4 +197,149 @@ export class WidgetReceiptView {
 export class WidgetHandoffView {
   @IsString() session_id: string;
   @Equals(true) handoff: true;
+}
+
+// ---- Widget settings (issue 18): per bot, owned by the bots service ----
+
+export const WIDGET_POSITIONS = ['right', 'left'] as const;
+export type WidgetPosition = (typeof WIDGET_POSITIONS)[number];
+/** The launcher's default colour: white text on it has a contrast ratio of 5.9:1 (WCAG AA). */
+export const WIDGET_DEFAULT_COLOR = '#1a5fcc';
+export const WIDGET_ORIGINS_MAX = 20;
+export const WIDGET_ORIGIN_MAX = 200;
+export const WIDGET_GREETING_MAX = 300;
+export const WIDGET_LAUNCHER_TEXT_MAX = 40;
+export const WIDGET_COLOR_PATTERN = /^#[0-9a-fA-F]{6}$/;
+/** Widget identity secrets: `wsk_` and 43 base64url characters (256 random bits). */
+export const WIDGET_SECRET_PATTERN = /^wsk_[A-Za-z0-9_-]{43}$/;
+
+/**
+ * The canonical form of a web origin `http(s)://host[:port]` (lower case, default port dropped,
+ * as browsers send it in the Origin header), or null when the value is not one: a path (other
+ * than nothing), query, fragment, user info or another scheme is refused.
+ */
+export function canonicalOrigin(value: unknown): string | null {
+  if (typeof value !== 'string' || value.length < 1 || value.length > WIDGET_ORIGIN_MAX) return null;
+  if (!/^https?:\/\/[^/?#@\s\\]+$/i.test(value)) return null;
+  try {
+    const url = new URL(value);
+    if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !url.hostname || url.username || url.password) return null;
+    return url.origin.toLowerCase();
+  } catch {
+    return null;
+  }
+}
+
+export function IsWebOrigin(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isWebOrigin',
+      validator: {
+        validate: (value: unknown) => canonicalOrigin(value) !== null,
+        defaultMessage: buildMessage((each) => `${each}$property must be a web origin such as https://www.example.com (scheme, host and port only)`, options),
+      },
+    },
+    options,
+  );
+}
+
+/** The widget's look, as stored and as served by GET …/config. */
+@Doc({ name: 'WidgetTheme', description: "The widget's look. Attributes of the script tag override it." })
+export class WidgetTheme {
+  @Doc(`Launcher and header colour, \`#rrggbb\`; default \`${WIDGET_DEFAULT_COLOR}\`.`) @IsString() @Matches(WIDGET_COLOR_PATTERN) color: string;
+  @Doc('Corner of the page: `right` (default) or `left`.') @IsIn(WIDGET_POSITIONS) position: WidgetPosition;
+  @Doc("First message of the chat; null: the widget's own translated greeting.") @Nullable() @IsString() @CharLength(1, WIDGET_GREETING_MAX) greeting: string | null;
+  @Doc("Text on the launcher button; null: the widget's own translated text.") @Nullable() @IsString() @CharLength(1, WIDGET_LAUNCHER_TEXT_MAX) launcher_text: string | null;
+}
+
+export const DEFAULT_WIDGET_THEME: WidgetTheme = { color: WIDGET_DEFAULT_COLOR, position: 'right', greeting: null, launcher_text: null };
+
+/** A change of the widget's look: members left out stay as they are; null resets greeting or launcher text. */
+@Doc({ name: 'WidgetThemeUpdate', description: 'Members left out stay as they are; null resets greeting or launcher text to the widget default.' })
+export class WidgetThemeUpdate {
+  @Doc('`#rrggbb`.') @IsOptional() @IsString() @Matches(WIDGET_COLOR_PATTERN) color?: string;
+  @IsOptional() @IsIn(WIDGET_POSITIONS) position?: WidgetPosition;
+  @Doc(`1 to ${WIDGET_GREETING_MAX} characters, not only white space; null: the default.`) @IsOptional() @Nullable() @IsString() @CharLength(1, WIDGET_GREETING_MAX) @NotBlank() greeting?: string | null;
+  @Doc(`1 to ${WIDGET_LAUNCHER_TEXT_MAX} characters, not only white space; null: the default.`)
+  @IsOptional()
+  @Nullable()
+  @IsString()
+  @CharLength(1, WIDGET_LAUNCHER_TEXT_MAX)
+  @NotBlank()
+  launcher_text?: string | null;
+}
+
+/** Body of the console's PATCH …/widget; with botId, request of bots.widget.update. */
+@Doc({ name: 'WidgetSettingsUpdate', description: 'A change of the widget settings; members left out stay as they are. Unknown members are rejected (400).' })
+export class UpdateWidgetSettingsBody {
+  @Doc(
+    `Exact origins (\`https://host[:port]\`, no path) the widget may be used on, at most ${WIDGET_ORIGINS_MAX}; stored in lower case without duplicates. ` +
+      'Empty: every origin.',
+  )
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(WIDGET_ORIGINS_MAX)
+  @IsString({ each: true })
+  @IsWebOrigin({ each: true })
+  allowed_origins?: string[];
+  @IsOptional() @Nested(() => WidgetThemeUpdate) theme?: WidgetThemeUpdate;
+}
+
+export class UpdateWidgetSettingsRequest extends UpdateWidgetSettingsBody {
+  @IsUUID() botId: string;
+}
+
+/** bots.widget.get, bots.widget.secret.rotate. */
+export class WidgetSettingsRequest {
+  @IsUUID() botId: string;
+}
+
+@Doc({ name: 'WidgetIdentitySecretState', description: 'Whether the bot has a widget identity secret (never the secret itself).' })
+export class WidgetIdentitySecretState {
+  @IsBoolean() set: boolean;
+  @Nullable() @IsISO8601() created_at: string | null;
+}
+
+/** A bot's widget settings (bots.widget.get | update). */
+@Doc({ name: 'WidgetSettings', description: "A bot's widget settings." })
+export class WidgetSettingsView {
+  @IsUUID() chatbot_id: string;
+  @Doc('Exact origins the widget routes accept; empty: every origin.') @IsArray() @IsString({ each: true }) allowed_origins: string[];
+  @Nested(() => WidgetTheme) theme: WidgetTheme;
+  @Nested(() => WidgetIdentitySecretState) identity_secret: WidgetIdentitySecretState;
+  @Doc('Last change; null: never changed (defaults).') @Nullable() @IsISO8601() updated_at: string | null;
+}
+
+/** bots.widget.secret.rotate: the new secret, shown once. */
+@Doc({ name: 'WidgetSecret', description: 'The new widget identity secret. Shown once: store it on your server; the previous one stops working.' })
+export class WidgetSecretView {
+  @Doc('`wsk_` and 43 base64url characters.') @IsString() @Matches(WIDGET_SECRET_PATTERN) secret: string;
+  @IsISO8601() created_at: string;
+}
+
+/** bots.widget.identity.verify: is userHash the HMAC of externalUserId under the bot's secret? */
+export class VerifyWidgetIdentityRequest {
+  @IsUUID() chatbotId: string;
+  @IsString() @CharLength(1, EXTERNAL_USER_ID_MAX) externalUserId: string;
+  @IsString() @Matches(USER_HASH_PATTERN) userHash: string;
+}
+
+export interface VerifyWidgetIdentityReply {
+  valid: boolean;
+}
+
+/** `bots.widget.changed` (core NATS, no reply): a bot's widget settings changed; gateways evict it. */
+export const WIDGET_CHANGED_SUBJECT = 'bots.widget.changed';
+export interface WidgetChangedEvent {
+  botId: string;
+}
+
+/** GET /widget/v1/bots/{botId}/config. */
+@Doc({ name: 'WidgetConfig', description: "What the widget needs to draw itself: the bot's name, language and look." })
+export class WidgetConfigView {
+  @IsUUID() bot_id: string;
+  @IsString() name: string;
+  @Doc(LANGUAGE_DESCRIPTION) @IsString() language: string;
+  @Nested(() => WidgetTheme) theme: WidgetTheme;
+  @Doc('The bot has a widget identity secret: identify can succeed.') @IsBoolean() identity: boolean;
 }

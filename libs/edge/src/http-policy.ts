@@ -83,7 +83,8 @@ export function installHttpPolicy(fastify: FastifyInstance, policy: HttpPolicy):
       }
       const allow = [...methods, 'OPTIONS'].join(', ');
       void reply.header('allow', allow);
-      if (reply.hasHeader('access-control-allow-origin') && req.headers['access-control-request-method']) {
+      // A route family with CORS of its own (the widget's, per bot) has set its preflight answer already.
+      if (reply.hasHeader('access-control-allow-origin') && req.headers['access-control-request-method'] && !reply.hasHeader('access-control-allow-methods')) {
         void reply
           .header('access-control-allow-methods', allow)
           .header('access-control-allow-headers', policy.corsAllowHeaders.join(', '))

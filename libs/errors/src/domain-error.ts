@@ -91,6 +91,20 @@ export class SessionForbidden extends DomainError {
   }
 }
 
+/** A widget route was called from a page whose Origin is not in the bot's allowed origins. */
+export class OriginNotAllowed extends DomainError {
+  constructor() {
+    super('origin_not_allowed', "This website is not in the bot's allowed origins");
+  }
+}
+
+/** identify: the userHash does not match (or the bot has no widget identity secret). */
+export class InvalidUserHash extends DomainError {
+  constructor() {
+    super('invalid_user_hash', 'The userHash does not prove this externalUserId');
+  }
+}
+
 export class TierCapacityUnavailable extends DomainError {
   constructor(message: string, availableSlots: Record<string, number>) {
     super('tier_capacity_unavailable', message, { available_slots: availableSlots });

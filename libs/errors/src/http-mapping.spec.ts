@@ -20,7 +20,7 @@ import { httpStatusOf, toHttpError } from './http-mapping';
 
 describe('httpStatusOf', () => {
   it('maps every error code, in the order of ERROR_CODES, to its status', () => {
-    expect(ERROR_CODES.map((code) => httpStatusOf(code))).toEqual([400, 400, 401, 402, 402, 402, 402, 403, 403, 403, 403, 404, 409, 409, 429, 503, 500, 401, 401, 400, 403, 403, 409, 429]);
+    expect(ERROR_CODES.map((code) => httpStatusOf(code))).toEqual([400, 400, 401, 402, 402, 402, 402, 403, 403, 403, 403, 403, 403, 404, 409, 409, 429, 503, 500, 401, 401, 400, 403, 403, 409, 429]);
   });
 
   it.each([
@@ -35,6 +35,8 @@ describe('httpStatusOf', () => {
     ['bot_access_denied', 403],
     ['tier_capacity_unavailable', 403],
     ['session_forbidden', 403],
+    ['origin_not_allowed', 403],
+    ['invalid_user_hash', 403],
     ['not_found', 404],
     ['bot_name_taken', 409],
     ['conflict', 409],

@@ -21,6 +21,8 @@ export function httpStatusOf(code: ErrorCode): number {
     case 'bot_access_denied':
     case 'tier_capacity_unavailable':
     case 'session_forbidden':
+    case 'origin_not_allowed':
+    case 'invalid_user_hash':
     case 'csrf_failed':
     case 'forbidden_role':
       return 403;

@@ -4,3 +4,4 @@ export * from './infra/local-services';
 export * from './openapi/openapi-test-support';
 export * from './http/fake-model-server';
 export * from './factories/chat-events';
+export * from './integration/domain-errors';

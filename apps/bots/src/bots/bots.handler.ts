@@ -2,14 +2,14 @@ import { Controller } from '@nestjs/common';
 import { BotSummary, BotView, PublicBot, PublicBotRequest, CallerContext, CheckBotsReply, CheckBotsRequest, CreateBotRequest, CreatedBotView } from '@sa/contracts';
 import { NotFound } from '@sa/errors';
 import { RpcHandler } from '@sa/messaging';
-import { BotsRepository } from './bots.repository';
 import { BotsService } from './bots.service';
+import { WidgetSettingsService } from '../widget/widget-settings.service';
 
 @Controller()
 export class BotsHandler {
   constructor(
     private readonly bots: BotsService,
-    private readonly repository: BotsRepository,
+    private readonly widget: WidgetSettingsService,
   ) {}
 
   @RpcHandler('bots.bot.list')
@@ -27,12 +27,12 @@ export class BotsHandler {
     return this.bots.describe(ctx, req.ids);
   }
 
-  /** For the gateway's public widget routes: which workspace a bot belongs to (no caller yet). */
+  /** For the gateway's public widget routes: which workspace a bot belongs to (no caller yet), and its widget settings. */
   @RpcHandler('bots.bot.public')
   async publicBot(req: PublicBotRequest): Promise<PublicBot> {
-    const bot = await this.repository.findPublic(req.botId);
+    const bot = await this.widget.publicBot(req.botId);
     if (!bot) throw new NotFound('Bot');
-    return { id: bot.id, tenant_id: bot.tenantId, name: bot.name, language: bot.language };
+    return bot;
   }
 
   @RpcHandler('bots.bot.create')

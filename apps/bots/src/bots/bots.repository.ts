@@ -49,15 +49,6 @@ export class BotsRepository {
     return rows.map(toEntity);
   }
 
-  /** A bot by id alone, for public widget routes (the bot id names its workspace). */
-  async findPublic(id: string): Promise<BotEntity | null> {
-    const rows: BotRow[] = await this.ds.query(
-      `SELECT id, tenant_id, name, language, slot_kind, enterprise_plan_tier, created_at FROM bots.bots WHERE id = $1`,
-      [id],
-    );
-    return rows[0] ? toEntity(rows[0]) : null;
-  }
-
   /** Which of `ids` are bots of the tenant. */
   async existing(tenantId: string, ids: string[]): Promise<string[]> {
     if (!ids.length) return [];

@@ -3,9 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { CallerContext } from '@sa/contracts';
 import { dataSourceOptions } from '@sa/db';
-import { DomainError } from '@sa/errors';
 import { Outbox } from '@sa/events';
-import { createTestDatabase } from '@sa/testing';
+import { createTestDatabase, domainErrorCode } from '@sa/testing';
 import { MessagesRepository, NewTurn, StoredTurn } from '../conversations/messages.repository';
 import { WidgetSessionsRepository } from './widget-sessions.repository';
 import { WidgetRepository } from './widget.repository';
@@ -61,16 +60,6 @@ async function outboxRows(tenantId: string): Promise<{ type: string; tenant_id: 
   return ds.query(`SELECT type, tenant_id, payload FROM chat.outbox WHERE tenant_id = $1 ORDER BY created_at`, [tenantId]);
 }
 
-async function codeOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof DomainError) return err.code;
-    throw err;
-  }
-  throw new Error('expected a DomainError');
-}
-
 describe('widget sessions', () => {
   it('mints unguessable ids, each a widget session of its own bot and workspace only', async () => {
     const tenantId = randomUUID();
@@ -86,8 +75,8 @@ describe('widget sessions', () => {
     expect(await check(widgetCtx(tenantId, otherBot), otherBot, a)).toEqual({ widget_session: false });
     expect(await check(widgetCtx(randomUUID(), botId), botId, a)).toEqual({ widget_session: false });
     expect(await check(ctx, botId, 'visitor-chosen')).toEqual({ widget_session: false });
-    expect(await codeOf(check(ctx, otherBot, a))).toBe('bot_access_denied');
-    expect(await codeOf(service.createSession(ctx, { chatbotId: otherBot }))).toBe('bot_access_denied');
+    expect(await domainErrorCode(check(ctx, otherBot, a))).toBe('bot_access_denied');
+    expect(await domainErrorCode(service.createSession(ctx, { chatbotId: otherBot }))).toBe('bot_access_denied');
   });
 
   it('never counts a session that only has messages (POST /v1/chat) as a widget session', async () => {
@@ -137,7 +126,7 @@ describe('feedback', () => {
       service.feedback(widgetCtx(randomUUID(), botId), { sessionId: 's1', messageId: t.assistantMessage.id, feedback: 'positive' }),
       service.feedback(ctx, { sessionId: 's1', messageId: randomUUID(), feedback: 'positive' }),
     ];
-    for (const a of attempts) expect(await codeOf(a)).toBe('not_found');
+    for (const a of attempts) expect(await domainErrorCode(a)).toBe('not_found');
     await expect(service.feedback(ctx, { sessionId: 's1', messageId: randomUUID(), feedback: 'positive' })).rejects.toThrow('Message not found');
 
     const rows = await ds.query(`SELECT feedback FROM chat.messages WHERE feedback IS NOT NULL`);
@@ -196,8 +185,8 @@ describe('tickets', () => {
     const otherBot = randomUUID();
     await turn(tenantId, otherBot, 'theirs');
     const body = { sessionId: 'visitor', email: 'x@example.com', subject: 'S', message: 'M' };
-    expect(await codeOf(service.createTicket(widgetCtx(tenantId, botId), { ...body, chatbotId: otherBot }))).toBe('bot_access_denied');
-    expect(await codeOf(service.createTicket(widgetCtx(tenantId, botId), { ...body, chatbotId: botId, sessionId: 'theirs' }))).toBe('bot_access_denied');
+    expect(await domainErrorCode(service.createTicket(widgetCtx(tenantId, botId), { ...body, chatbotId: otherBot }))).toBe('bot_access_denied');
+    expect(await domainErrorCode(service.createTicket(widgetCtx(tenantId, botId), { ...body, chatbotId: botId, sessionId: 'theirs' }))).toBe('bot_access_denied');
     expect(await ds.query(`SELECT 1 FROM chat.tickets`)).toEqual([]);
     expect(await outboxRows(tenantId)).toEqual([]);
   });
@@ -255,10 +244,10 @@ describe('handoff', () => {
     await turn(tenantId, otherBot, 'theirs');
     await turn(tenantId, null, 'botless');
     const ctx = widgetCtx(tenantId, botId);
-    expect(await codeOf(service.handoff(ctx, { chatbotId: otherBot, sessionId: 'any' }))).toBe('bot_access_denied');
-    expect(await codeOf(service.handoff(ctx, { chatbotId: botId, sessionId: 'theirs' }))).toBe('bot_access_denied');
-    expect(await codeOf(service.handoff(ctx, { chatbotId: botId, sessionId: 'botless' }))).toBe('bot_access_denied');
-    expect(await codeOf(service.handoff({ ...ctx, botIds: null }, { chatbotId: botId, sessionId: 'any' }))).toBe('bot_access_denied');
+    expect(await domainErrorCode(service.handoff(ctx, { chatbotId: otherBot, sessionId: 'any' }))).toBe('bot_access_denied');
+    expect(await domainErrorCode(service.handoff(ctx, { chatbotId: botId, sessionId: 'theirs' }))).toBe('bot_access_denied');
+    expect(await domainErrorCode(service.handoff(ctx, { chatbotId: botId, sessionId: 'botless' }))).toBe('bot_access_denied');
+    expect(await domainErrorCode(service.handoff({ ...ctx, botIds: null }, { chatbotId: botId, sessionId: 'any' }))).toBe('bot_access_denied');
     expect(await outboxRows(tenantId)).toEqual([]);
   });
 

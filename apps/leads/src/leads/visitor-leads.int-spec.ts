@@ -6,7 +6,7 @@ import { dataSourceOptions } from '@sa/db';
 import { DomainError } from '@sa/errors';
 import { Outbox } from '@sa/events';
 // Test-only dependency.
-import { chatTurnCompleted, createTestDatabase } from '@sa/testing';
+import { chatTurnCompleted, createTestDatabase, domainErrorCode } from '@sa/testing';
 import { LeadsRepository } from './leads.repository';
 import { TurnCompletedHandler } from './turn-completed.handler';
 import { VisitorLeadsService } from './visitor-leads.service';
@@ -56,16 +56,6 @@ async function leadsOf(tenantId: string): Promise<LeadView[]> {
 async function createdEvents(tenantId: string): Promise<EventEnvelope<'lead.created'>[]> {
   const rows: { payload: unknown }[] = await ds.query(`SELECT payload FROM leads.outbox WHERE tenant_id = $1 AND type = 'lead.created'`, [tenantId]);
   return rows.map((r) => (typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload) as EventEnvelope<'lead.created'>);
-}
-
-async function codeOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof DomainError) return err.code;
-    throw err;
-  }
-  throw new Error('expected a DomainError');
 }
 
 describe('leads.visitor.identify', () => {
@@ -150,7 +140,7 @@ describe('leads.visitor.identify', () => {
 
   it('another bot than the widget route names is bot_access_denied', async () => {
     const [tenantId, bot] = [randomUUID(), randomUUID()];
-    expect(await codeOf(service.identify({ chatbotId: randomUUID(), sessionId: 'w-4', externalUserId: 'x' }, widgetCtx(tenantId, bot)))).toBe('bot_access_denied');
+    expect(await domainErrorCode(service.identify({ chatbotId: randomUUID(), sessionId: 'w-4', externalUserId: 'x' }, widgetCtx(tenantId, bot)))).toBe('bot_access_denied');
     expect(await leadsOf(tenantId)).toEqual([]);
   });
 });
@@ -215,7 +205,7 @@ describe('leads.lead.capture', () => {
 
   it('another bot than the widget route names is bot_access_denied', async () => {
     const [tenantId, bot] = [randomUUID(), randomUUID()];
-    expect(await codeOf(service.capture({ chatbotId: randomUUID(), email: 'a@b.io' }, widgetCtx(tenantId, bot)))).toBe('bot_access_denied');
+    expect(await domainErrorCode(service.capture({ chatbotId: randomUUID(), email: 'a@b.io' }, widgetCtx(tenantId, bot)))).toBe('bot_access_denied');
     expect(await leadsOf(tenantId)).toEqual([]);
   });
 });

@@ -40,6 +40,8 @@ const TYPE_RULES: Record<string, Json> = {
   isCalendarDate: { type: 'string', format: 'date' },
   isEmail: { type: 'string', format: 'email' },
   isHttpUrl: { type: 'string', format: 'uri' },
+  // A web origin `http(s)://host[:port]` (contracts widget.ts, issue 18).
+  isWebOrigin: { type: 'string', format: 'uri' },
   isObject: { type: 'object' },
   isStringMap: { type: 'object', additionalProperties: { type: 'string' } },
   isIntegerMap: { type: 'object', additionalProperties: { type: 'integer' } },
