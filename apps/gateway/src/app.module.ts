@@ -21,6 +21,7 @@ import { OpenApiController } from './openapi/openapi.controller';
 import { ChatStreamer } from './chat/chat-streamer';
 import { WidgetAccess } from './widget/widget-access';
 import { WidgetController } from './widget/widget.controller';
+import { WidgetEmbedModule } from './widget/embed-asset';
 
 @Global()
 @Module({})
@@ -49,6 +50,7 @@ export class AppModule {
         MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, connectionName: 'gateway' }),
         OpsModule.forService('gateway', config),
         AuthModule,
+        WidgetEmbedModule,
       ],
       controllers: [HealthController, OpenApiController, BotsController, KbController, ChatController, ConversationsController, BookingsController, LeadsController, WidgetController],
       providers: [

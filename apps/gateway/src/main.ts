@@ -5,15 +5,18 @@ import { createLogger } from '@sa/logging';
 import { DrainingNatsServer } from '@sa/messaging';
 import { AppModule } from './app.module';
 import { loadGatewayConfig } from './config/gateway.config';
-import { WIDGET_ROUTES } from './widget/widget-access';
+import { WIDGET_ROUTES, WidgetAccess } from './widget/widget-access';
+import { installWidgetCors } from './widget/widget-cors';
 import { countWidgetRefusals } from './widget/widget-refusals';
 
 async function bootstrap(): Promise<void> {
   const config = loadGatewayConfig();
   const logger = createLogger('gateway', { level: config.logLevel });
-  // CORS (CORS_ALLOWED_ORIGINS) for the REST API only; the widget routes grant no origin.
+  // CORS (CORS_ALLOWED_ORIGINS) for the REST API; the widget routes grant the origins of their bot (widget-cors.ts).
   const cors = { paths: ['/v1'], allowHeaders: ['Authorization', 'Content-Type', 'X-Request-Id'] };
   const app = await createEdgeApp(AppModule.forRoot(config, logger), config, logger, cors);
+  const access = app.get(WidgetAccess);
+  installWidgetCors(app.getHttpAdapter().getInstance(), (botId) => access.bot(botId));
   countWidgetRefusals(app.getHttpAdapter().getInstance(), WIDGET_ROUTES);
   // The owner of schema `identity` answers identity.* for the processes that do not own it (MCP,
   // the webhook dispatcher), in the NATS queue group `gateway`.

@@ -39,9 +39,19 @@ export interface StreamFailure {
  * complete (and stored); `"error"` with a top-level `error: {code, message}` when it broke off.
  * Its delta.content is an empty string, so every frame keeps the spec's shape. No `[DONE]`.
  */
-export function sseFinalFrame(failure?: StreamFailure): string {
+export function sseFinalFrame(failure?: StreamFailure, answer?: FinishedAnswer): string {
   const choices = [{ index: 0, delta: { content: '' }, finish_reason: failure ? 'error' : 'stop' }];
-  return `data: ${JSON.stringify(failure ? { choices, error: { code: failure.code, message: failure.message } } : { choices })}\n\n`;
+  if (failure) return `data: ${JSON.stringify({ choices, error: { code: failure.code, message: failure.message } })}\n\n`;
+  return `data: ${JSON.stringify(answer ? { choices, message_id: answer.message_id, source_urls: answer.source_urls } : { choices })}\n\n`;
+}
+
+/**
+ * What the widget channel's last `stop` frame adds (issue 18): the stored assistant message (for
+ * feedback) and the pages the answer drew on (the widget's Sources list). /v1/chat is unchanged.
+ */
+export interface FinishedAnswer {
+  message_id: string;
+  source_urls: string[];
 }
 
 /**
@@ -98,11 +108,15 @@ export class ChatStreamer {
     });
     // Until the chat service's end event arrives, the answer counts as broken off.
     let failure: StreamFailure | undefined = { code: 'service_unavailable', message: 'The answer stream ended early' };
+    let answer: FinishedAnswer | undefined;
     try {
       for await (const event of turn.events()) {
         if (finished) break;
         if (event.type === 'delta') raw.write(sseFrame(event.text));
-        else if (event.type === 'end') failure = undefined;
+        else if (event.type === 'end') {
+          failure = undefined;
+          if (channel === 'widget') answer = { message_id: event.assistant_message_id, source_urls: event.source_urls ?? [] };
+        }
         else {
           failure = { code: event.code, message: event.message };
           this.logger.error({ request_id: ctx.requestId, turn_id: turn.turnId, code: event.code, err: event.message, stored: event.stored }, 'chat stream ended with an error');
@@ -116,7 +130,7 @@ export class ChatStreamer {
       streamsOpen.dec({ channel });
       if (!finished) {
         finished = true;
-        raw.end(sseFinalFrame(failure));
+        raw.end(sseFinalFrame(failure, answer));
       }
     }
   }

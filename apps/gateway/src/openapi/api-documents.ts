@@ -112,7 +112,10 @@ const WIDGET: DocumentSpec = {
         'No authentication: the bot in the path names the workspace, whose API access must be live (otherwise 402, code `api_locked`). ' +
         'Sessions are minted by the server (POST /bots/{botId}/sessions); a call naming any other session gets 403 `session_forbidden`. ' +
         'Answers carry only what the visitor sent plus ids, statuses and timestamps. ' +
-        'Requests are rate-limited per client IP and per session (429 with Retry-After). Request bodies reject unknown members (400).',
+        'Requests are rate-limited per client IP and per session (429 with Retry-After). Request bodies reject unknown members (400).\n\n' +
+        "Browsers: CORS per bot. A bot with allowed origins answers a request whose `Origin` header is not one of them with 403 `origin_not_allowed` " +
+        '(before the body is read); its preflight gets 204 without `Access-Control-Allow-Origin`. A bot without allowed origins grants every origin. ' +
+        'Requests without `Origin` (servers) are not checked. Granted answers carry `Access-Control-Allow-Origin: <origin>` and `Vary: Origin`; no credentials.',
     )
     .addServer('/widget/v1', 'The visitor widget base address.')
     .addTag('Widget', 'Visitor actions through the widget.')
@@ -127,7 +130,9 @@ const WIDGET: DocumentSpec = {
         `the workspace's message quota, is used up (code: ${widgetCodesFor(402)}).`,
     ),
     Forbidden: errorResponse(
-      `The sessionId was not minted as a widget session of this bot (code: ${widgetCodesFor(403)}): the same answer for an unknown id and for another bot's session.`,
+      `Refused (code: ${widgetCodesFor(403)}). \`session_forbidden\`: the sessionId was not minted as a widget session of this bot, the same answer for an unknown id ` +
+        "and for another bot's session. `origin_not_allowed`: the request's Origin is not one of the bot's allowed origins. " +
+        '`invalid_user_hash` (identify): the userHash does not match, or the bot has no widget identity secret.',
     ),
     NotFound: errorResponse(`Unknown bot: the botId is not a uuid or names no bot (code: ${codesFor(404)}). Also a record the request names that the session cannot reach.`),
     TooManyRequests: errorResponse(`Rate limit exceeded, per client IP or per session (code: ${codesFor(429)}). The body carries \`retry_after\`.`, {

@@ -36,8 +36,9 @@ export const ApiShared = (...names: SharedResponse[]) =>
 export const ApiTokenErrors = () => ApiShared('BadRequest', 'Unauthorized', 'PaymentRequired', 'Forbidden', 'NotFound', 'TooManyRequests', 'ServiceUnavailable');
 
 /** What every widget route answers besides success; 403 only where the route takes a session. */
-export const ApiWidgetErrors = (opts: { session: boolean }) =>
-  ApiShared('BadRequest', 'PaymentRequired', ...(opts.session ? (['Forbidden'] as const) : []), 'NotFound', 'TooManyRequests', 'ServiceUnavailable');
+export const ApiWidgetErrors = (_opts: { session: boolean }) =>
+  // Every widget route may be refused 403 origin_not_allowed (issue 18); those naming a session also session_forbidden.
+  ApiShared('BadRequest', 'PaymentRequired', 'Forbidden', 'NotFound', 'TooManyRequests', 'ServiceUnavailable');
 
 /** A response with the general error object (a status only some routes answer, such as 409). */
 export const ApiErrorObject = (status: number, description: string) =>
@@ -77,8 +78,22 @@ export const CHAT_STREAM_EXAMPLE =
   'data: {"choices":[{"index":0,"delta":{"content":", how can I help?"},"finish_reason":null}]}\n\n' +
   'data: {"choices":[{"index":0,"delta":{"content":""},"finish_reason":"stop"}]}\n\n';
 
+/** The widget channel's last frame adds the stored message and its sources (issue 18). */
+export const WIDGET_CHAT_STREAM_DESCRIPTION =
+  `${CHAT_STREAM_DESCRIPTION} In the widget API the last \`"stop"\` frame also carries top-level \`message_id\` (the stored assistant message, ` +
+  'for POST /bots/{botId}/feedback) and `source_urls` (the pages the answer drew on; may be empty).';
+
+export const WIDGET_CHAT_STREAM_EXAMPLE =
+  'data: {"choices":[{"index":0,"delta":{"content":"Hello"},"finish_reason":null}]}\n\n' +
+  'data: {"choices":[{"index":0,"delta":{"content":", how can I help?"},"finish_reason":null}]}\n\n' +
+  'data: {"choices":[{"index":0,"delta":{"content":""},"finish_reason":"stop"}],"message_id":"0b6f3c9e-6a55-4d0c-9a43-8b2a51c9d1f0","source_urls":["https://www.example.com/help/pricing"]}\n\n';
+
 /** A chat answer streamed as server-sent events (200), with the headers naming the session and bot. */
-export const ApiChatStream = (headers: { session: string; chatbot: string }, extraHeaders: DataOptions['headers'] = {}) =>
+export const ApiChatStream = (
+  headers: { session: string; chatbot: string },
+  extraHeaders: DataOptions['headers'] = {},
+  stream: { description: string; example: string } = { description: CHAT_STREAM_DESCRIPTION, example: CHAT_STREAM_EXAMPLE },
+) =>
   ApiResponse({
     status: 200,
     description: 'The reply, streamed as server-sent events.',
@@ -87,7 +102,7 @@ export const ApiChatStream = (headers: { session: string; chatbot: string }, ext
       'X-Session-Id': { description: headers.session, schema: { type: 'string' } },
       'X-Chatbot-Id': { description: headers.chatbot, schema: { type: 'string', format: 'uuid' } },
     },
-    content: { 'text/event-stream': { schema: { type: 'string', description: CHAT_STREAM_DESCRIPTION }, example: CHAT_STREAM_EXAMPLE } },
+    content: { 'text/event-stream': { schema: { type: 'string', description: stream.description }, example: stream.example } },
   });
 
 /** The rate-limit headers of every widget answer. */

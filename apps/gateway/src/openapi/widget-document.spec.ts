@@ -50,11 +50,11 @@ describe('the widget API document (GET /widget/v1/openapi.json)', () => {
     expect(Object.isFrozen(documents.rest)).toBe(true);
   });
 
-  it('has the 8 widget operations (and its own description), with unique operationIds and no authentication', () => {
+  it('has the 9 widget operations (and its own description), with unique operationIds and no authentication', () => {
     const actual = Object.entries(doc.paths as Record<string, Json>).flatMap(([path, item]) => Object.keys(item).map((m) => `${m} ${path}`));
-    expect(actual.sort()).toEqual([...routes.map(([p]) => `post ${p}`), 'get /openapi.json'].sort());
+    expect(actual.sort()).toEqual([...routes.map(([p]) => `post ${p}`), 'get /bots/{botId}/config', 'get /openapi.json'].sort());
     const ops = Object.values(doc.paths as Record<string, Json>).flatMap((item) => Object.values(item) as Json[]);
-    expect(new Set(ops.map((o) => o.operationId)).size).toBe(9);
+    expect(new Set(ops.map((o) => o.operationId)).size).toBe(10);
     for (const o of ops) {
       expect(o.security).toEqual([]);
       expect(o['x-required-scope']).toBeUndefined();
@@ -104,9 +104,9 @@ describe('the widget API document (GET /widget/v1/openapi.json)', () => {
 
     it(`answers ${status} and the widget errors`, () => {
       const responses = post(path).responses;
-      const takesSession = path !== '/bots/{botId}/sessions';
-      expect(Object.keys(responses).sort()).toEqual([status, '400', '402', ...(takesSession ? ['403'] : []), '404', '429', '503'].sort());
-      for (const [s, name] of [['400', 'BadRequest'], ['402', 'PaymentRequired'], ['404', 'NotFound'], ['429', 'TooManyRequests'], ['503', 'ServiceUnavailable'], ...(takesSession ? [['403', 'Forbidden']] : [])]) {
+      // Every widget route may answer 403 (origin_not_allowed; those naming a session also session_forbidden).
+      expect(Object.keys(responses).sort()).toEqual([status, '400', '402', '403', '404', '429', '503'].sort());
+      for (const [s, name] of [['400', 'BadRequest'], ['402', 'PaymentRequired'], ['403', 'Forbidden'], ['404', 'NotFound'], ['429', 'TooManyRequests'], ['503', 'ServiceUnavailable']]) {
         expect(responses[s]).toEqual({ $ref: `#/components/responses/${name}` });
       }
       if (data) {
@@ -126,10 +126,21 @@ describe('the widget API document (GET /widget/v1/openapi.json)', () => {
     expect(r.PaymentRequired.description).toContain('`widget_budget_exhausted`');
     expect(r.PaymentRequired.description).not.toContain('`quota_exhausted`');
     expect(r.Forbidden.description).toContain('`session_forbidden`');
+    expect(r.Forbidden.description).toContain('`origin_not_allowed`');
+    expect(r.Forbidden.description).toContain('`invalid_user_hash`');
     expect(r.NotFound.description).toContain('Unknown bot');
     expect(r.TooManyRequests.headers['Retry-After']).toMatchObject({ required: true, schema: { type: 'integer' } });
     expect(r.BadRequest.content['application/json'].schema.oneOf).toEqual([{ $ref: '#/components/schemas/ErrorObject' }, { $ref: '#/components/schemas/ValidationError' }]);
     expect(r.Unauthorized).toBeUndefined();
+  });
+
+  it('GET /bots/{botId}/config answers the WidgetConfig with its theme (issue 18)', () => {
+    const o = doc.paths['/bots/{botId}/config'].get;
+    expect(o.requestBody).toBeUndefined();
+    expect(o.responses['200'].content['application/json'].schema.properties.data).toEqual({ $ref: '#/components/schemas/WidgetConfig' });
+    expect([...schemas.WidgetConfig.required].sort()).toEqual(['bot_id', 'identity', 'language', 'name', 'theme']);
+    expect(schemas.WidgetTheme.properties.position.enum).toEqual(['right', 'left']);
+    expect(doc.paths['/bots/{botId}/chat'].post.responses['200'].content['text/event-stream'].schema.description).toContain('message_id');
   });
 
   describe('request schemas as JSON Schema 2020-12 (ajv, strict) with the limits of libs/contracts', () => {
@@ -172,11 +183,15 @@ describe('the widget API document (GET /widget/v1/openapi.json)', () => {
 
     it('WidgetIdentifyRequest', () => {
       const v = validate('WidgetIdentifyRequest');
-      expect(v({ sessionId: 's1', externalUserId: 'u-1', name: 'Ana', email: 'ana@example.com', phone: '+100' })).toBe(true);
-      expect(v({ sessionId: 's1', externalUserId: ' ' })).toBe(false);
-      expect(v({ sessionId: 's1', externalUserId: 'x'.repeat(201) })).toBe(false);
-      expect(v({ sessionId: 's1', externalUserId: 'u', email: 'not-an-email' })).toBe(false);
-      expect(v({ sessionId: 's1', externalUserId: 'u', phone: '12' })).toBe(false);
+      const userHash = 'aB'.repeat(32);
+      expect(v({ sessionId: 's1', externalUserId: 'u-1', name: 'Ana', email: 'ana@example.com', phone: '+100', userHash })).toBe(true);
+      expect(v({ sessionId: 's1', externalUserId: 'u-1' })).toBe(false);
+      expect(v({ sessionId: 's1', externalUserId: 'u-1', userHash: 'a'.repeat(63) })).toBe(false);
+      expect(v({ sessionId: 's1', externalUserId: 'u-1', userHash: 'g'.repeat(64) })).toBe(false);
+      expect(v({ sessionId: 's1', externalUserId: ' ', userHash })).toBe(false);
+      expect(v({ sessionId: 's1', externalUserId: 'x'.repeat(201), userHash })).toBe(false);
+      expect(v({ sessionId: 's1', externalUserId: 'u', email: 'not-an-email', userHash })).toBe(false);
+      expect(v({ sessionId: 's1', externalUserId: 'u', phone: '12', userHash })).toBe(false);
     });
 
     it('WidgetLeadRequest', () => {

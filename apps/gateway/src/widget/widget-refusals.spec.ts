@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import Fastify from 'fastify';
-import { ApiLocked, BadRequest, DomainError, NotFound, QuotaExhausted, RateLimited, SessionForbidden, ValidationFailed, WidgetBudgetExhausted } from '@sa/errors';
+import { ApiLocked, BadRequest, DomainError, NotFound, OriginNotAllowed, QuotaExhausted, RateLimited, SessionForbidden, ValidationFailed, WidgetBudgetExhausted } from '@sa/errors';
 import { sendError } from '@sa/edge';
 import { metricsRegistry } from '@sa/metrics';
 import { countWidgetRefusals, refusalReason } from './widget-refusals';
@@ -10,6 +10,7 @@ describe('refusalReason', () => {
     [new RateLimited(3), 'rate_limited'],
     [new WidgetBudgetExhausted(3), 'budget_exhausted'],
     [new SessionForbidden(), 'session_forbidden'],
+    [new OriginNotAllowed(), 'origin_not_allowed'],
     [new ApiLocked(), 'workspace_locked'],
     [new NotFound('Bot'), 'not_found'],
     [new ValidationFailed([]), 'invalid'],

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { errorCodeSent } from '@sa/edge';
 import { counter } from '@sa/metrics';
 
-export const WIDGET_REFUSAL_REASONS = ['rate_limited', 'budget_exhausted', 'session_forbidden', 'workspace_locked', 'not_found', 'invalid'] as const;
+export const WIDGET_REFUSAL_REASONS = ['rate_limited', 'budget_exhausted', 'session_forbidden', 'origin_not_allowed', 'workspace_locked', 'not_found', 'invalid'] as const;
 export type WidgetRefusalReason = (typeof WIDGET_REFUSAL_REASONS)[number];
 
 const refusals = counter({
@@ -20,6 +20,8 @@ export function refusalReason(code: string | undefined): WidgetRefusalReason | n
       return 'budget_exhausted';
     case 'session_forbidden':
       return 'session_forbidden';
+    case 'origin_not_allowed':
+      return 'origin_not_allowed';
     case 'api_locked':
       return 'workspace_locked';
     case 'not_found':

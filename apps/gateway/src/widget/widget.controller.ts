@@ -1,8 +1,9 @@
-import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import {
   WidgetBookingBody,
+  WidgetConfigView,
   WidgetBookingView,
   WidgetChatBody,
   WidgetFeedbackBody,
@@ -17,11 +18,13 @@ import {
   WidgetSessionView,
   WidgetTicketBody,
 } from '@sa/contracts';
+import { InvalidUserHash } from '@sa/errors';
 import { RpcClient } from '@sa/messaging';
 import { ChatStreamer } from '../chat/chat-streamer';
 import { dto } from '../http/dto.pipe';
-import { ApiChatStream, ApiWidgetErrors, RATE_HEADERS } from '../openapi/api-responses';
+import { ApiChatStream, ApiWidgetErrors, RATE_HEADERS, WIDGET_CHAT_STREAM_DESCRIPTION, WIDGET_CHAT_STREAM_EXAMPLE } from '../openapi/api-responses';
 import { ApiWidgetData, ApiWidgetOperation } from './widget-openapi';
+import { WidgetAccess } from './widget-access';
 import { WidgetCaller, WidgetCallerContext, WidgetRoute } from './widget.guard';
 import { leadReceipt, ticketReceipt, visitorBooking } from './widget-views';
 
@@ -38,7 +41,24 @@ export class WidgetController {
   constructor(
     private readonly rpc: RpcClient,
     private readonly streamer: ChatStreamer,
+    private readonly access: WidgetAccess,
   ) {}
+
+  @Get('config')
+  @WidgetRoute('chat:invoke')
+  @ApiWidgetOperation(
+    'widgetConfig',
+    "The widget's settings",
+    "What the widget needs to draw itself: the bot's name and language, its look (colour, corner, greeting, launcher text) and whether it " +
+      'can identify visitors. Sent with `Cache-Control: no-cache`: a change in the console shows on the next page load.',
+  )
+  @ApiWidgetData(200, "The bot's widget settings.", WidgetConfigView)
+  @ApiWidgetErrors({ session: false })
+  async config(@WidgetCaller() { botId }: WidgetCallerContext, @Res({ passthrough: true }) reply: FastifyReply): Promise<{ data: WidgetConfigView }> {
+    const bot = await this.access.bot(botId);
+    void reply.header('cache-control', 'no-cache');
+    return { data: { bot_id: bot.id, name: bot.name, language: bot.language, theme: bot.widget, identity: bot.identity } };
+  }
 
   @Post('sessions')
   @WidgetRoute('chat:invoke')
@@ -61,7 +81,10 @@ export class WidgetController {
       "with channel `widget`. Counts toward the bot's monthly widget budget (a plan limit per bot), not the workspace's message quota; " +
       'a used-up budget gives 402 `widget_budget_exhausted`.',
   )
-  @ApiChatStream({ session: 'The session this turn belongs to (minted when no sessionId was sent: keep it for later calls).', chatbot: 'The bot that answered.' }, RATE_HEADERS)
+  @ApiChatStream({ session: 'The session this turn belongs to (minted when no sessionId was sent: keep it for later calls).', chatbot: 'The bot that answered.' }, RATE_HEADERS, {
+    description: WIDGET_CHAT_STREAM_DESCRIPTION,
+    example: WIDGET_CHAT_STREAM_EXAMPLE,
+  })
   @ApiWidgetErrors({ session: true })
   async chat(@WidgetCaller() { ctx, botId }: WidgetCallerContext, @Body(dto(WidgetChatBody, 'body')) body: WidgetChatBody, @Res() reply: FastifyReply): Promise<void> {
     await this.streamer.stream(ctx, { ...body, chatbotId: botId }, 'widget', reply);
@@ -81,11 +104,20 @@ export class WidgetController {
   @Post('identify')
   @WidgetRoute('chat:invoke')
   @HttpCode(200)
-  @ApiWidgetOperation('widgetIdentify', 'Identify the visitor', "Links the session to a visitor signed in on the customer's site (the lead's `external_user_id`).")
+  @ApiWidgetOperation(
+    'widgetIdentify',
+    'Identify the visitor',
+    "Links the session to a visitor signed in on the customer's site (the lead's `external_user_id`). The customer's server proves the user id with " +
+      "`userHash`, the hex HMAC-SHA256 of externalUserId keyed with the bot's widget identity secret (made in the console or with the admin CLI). " +
+      'A wrong hash, or a bot without a secret, is refused with 403 `invalid_user_hash` and nothing is stored.',
+  )
   @ApiWidgetData(200, 'The visitor was identified.', WidgetIdentifyView)
   @ApiWidgetErrors({ session: true })
   async identify(@WidgetCaller() { ctx, botId }: WidgetCallerContext, @Body(dto(WidgetIdentifyBody, 'body')) body: WidgetIdentifyBody): Promise<{ data: WidgetIdentifyView }> {
-    const done = await this.rpc.send('leads.visitor.identify', { ...body, chatbotId: botId }, ctx);
+    const { userHash, ...visitor } = body;
+    const { valid } = await this.rpc.send('bots.widget.identity.verify', { chatbotId: botId, externalUserId: visitor.externalUserId, userHash }, ctx);
+    if (!valid) throw new InvalidUserHash();
+    const done = await this.rpc.send('leads.visitor.identify', { ...visitor, chatbotId: botId }, ctx);
     return { data: { session_id: done.session_id, identified: true } };
   }
 

@@ -1,0 +1,1 @@
+export { loadWidgetAsset, widgetAssetFile, type WidgetAsset } from './widget-asset';
