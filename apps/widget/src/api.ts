@@ -1,0 +1,117 @@
+import { WidgetApiError, readApiError } from './errors';
+import { createSseParser, readChatFrame } from './sse';
+
+export interface BotConfig {
+  bot_id?: string;
+  name?: string;
+  language?: string;
+  theme?: { color?: string | null; position?: string | null; greeting?: string | null; launcher_text?: string | null };
+  identity?: boolean;
+  /** Not from the API: the gateway refused this page's origin. */
+  blocked?: boolean;
+}
+
+export interface ChatResult {
+  sessionId: string | null;
+  messageId?: string;
+  sources: string[];
+}
+
+/**
+ * The widget routes of the gateway the script came from. No cookies (`credentials: 'omit'`), JSON
+ * bodies, answers read as `{data}`; refusals become WidgetApiError (status 0: the network failed).
+ */
+export class WidgetApi {
+  private readonly base: string;
+  constructor(origin: string, botId: string) {
+    this.base = `${origin}/widget/v1/bots/${encodeURIComponent(botId)}`;
+  }
+
+  /**
+   * The gateway's refusal of this page's origin, read from the config answer (its 403 carries the
+   * CORS grant; a POST's preflight does not, so the browser would only report a network error).
+   */
+  private refused: WidgetApiError | null = null;
+
+  private async request(method: 'GET' | 'POST', path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
+    if (this.refused) throw this.refused;
+    let res: Response;
+    try {
+      res = await fetch(`${this.base}/${path}`, {
+        method,
+        credentials: 'omit',
+        mode: 'cors',
+        headers: body === undefined ? undefined : { 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal,
+      });
+    } catch (err) {
+      throw new WidgetApiError(0, 'network_error', err instanceof Error ? err.message : 'network error');
+    }
+    if (!res.ok) {
+      let json: unknown;
+      try {
+        json = await res.json();
+      } catch {
+        json = undefined;
+      }
+      throw readApiError(res.status, json);
+    }
+    return res;
+  }
+
+  async call<T>(path: string, body?: unknown): Promise<T> {
+    const res = await this.request(body === undefined ? 'GET' : 'POST', path, body);
+    const json = (await res.json()) as { data: T };
+    return json.data;
+  }
+
+  async config(): Promise<BotConfig> {
+    try {
+      return await this.call<BotConfig>('config');
+    } catch (err) {
+      if (err instanceof WidgetApiError && err.code === 'origin_not_allowed') this.refused = err;
+      throw err;
+    }
+  }
+
+  async createSession(): Promise<string> {
+    return (await this.call<{ session_id: string }>('sessions', {})).session_id;
+  }
+
+  /** Sends one message and hands each piece of the answer to `onText` as it arrives. */
+  async chat(body: { message: string; sessionId?: string; language?: string }, onText: (text: string) => void, signal?: AbortSignal): Promise<ChatResult> {
+    const res = await this.request('POST', 'chat', body, signal);
+    const result: ChatResult = { sessionId: res.headers.get('x-session-id') ?? body.sessionId ?? null, sources: [] };
+    let ended: 'stop' | 'error' | null = null;
+    let errorCode = 'stream_interrupted';
+    const parser = createSseParser((data) => {
+      const frame = readChatFrame(data);
+      if (!frame || ended) return;
+      if (frame.content) onText(frame.content);
+      if (frame.finish) {
+        ended = frame.finish;
+        if (frame.messageId) result.messageId = frame.messageId;
+        if (frame.sourceUrls) result.sources = frame.sourceUrls;
+        if (frame.errorCode) errorCode = frame.errorCode;
+      }
+    });
+    const reader = res.body?.getReader();
+    if (reader) {
+      const decoder = new TextDecoder();
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          parser.push(decoder.decode(value, { stream: true }));
+        }
+        parser.push(decoder.decode());
+      } catch {
+        ended = null;
+      }
+    }
+    parser.end();
+    if (ended !== 'stop') throw new WidgetApiError(200, ended === 'error' ? errorCode : 'stream_interrupted', 'The answer was interrupted', {});
+    return result;
+  }
+}

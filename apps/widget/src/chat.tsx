@@ -1,0 +1,218 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { WidgetApi } from './api';
+import { errorKey } from './errors';
+import { Form, filled } from './form';
+import { linkText, sourceLinks } from './safe';
+import type { SessionStore } from './session';
+import type { StoredMessage } from './storage';
+import type { Texts } from './texts';
+
+interface ChatProps {
+  t: Texts;
+  api: WidgetApi;
+  store: SessionStore;
+  messages: StoredMessage[];
+  language: string;
+  greeting: string;
+  uid: string;
+  blocked: boolean;
+}
+
+/** The conversation: transcript (a polite live region), answer actions, the message box, the lead form. */
+export function ChatTab({ t, api, store, messages, language, greeting, uid, blocked }: ChatProps) {
+  const [draft, setDraft] = useState('');
+  // Kept by the store: switching tabs during an answer must not allow a second one.
+  const [streaming, setStreamingState] = useState(store.streaming);
+  useEffect(() => store.subscribe(() => setStreamingState(store.streaming)), [store]);
+  const setStreaming = (value: boolean) => store.setStreaming(value);
+  const [error, setError] = useState<string | null>(null);
+  const [contact, setContact] = useState(false);
+  const [thanked, setThanked] = useState<string | null>(null);
+  const logRef = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    const log = logRef.current;
+    if (log) log.scrollTop = log.scrollHeight;
+  }, [messages, streaming]);
+
+  const note = (text: string) => store.setMessages((m) => [...m, { role: 'note', text }]);
+
+  const send = async (e: Event) => {
+    e.preventDefault();
+    const message = draft.trim();
+    if (!message || store.streaming) return;
+    if (blocked) {
+      setError(t.error_origin);
+      return;
+    }
+    setDraft('');
+    setError(null);
+    setStreaming(true);
+    store.setMessages((m) => [...m, { role: 'user', text: message }, { role: 'assistant', text: '' }]);
+    const grow = (piece: string) =>
+      store.setMessages((m) => {
+        const last = m[m.length - 1];
+        return last?.role === 'assistant' ? [...m.slice(0, -1), { ...last, text: last.text + piece }] : m;
+      });
+    const finish = (patch: Partial<StoredMessage>) =>
+      store.setMessages((m) => {
+        const last = m[m.length - 1];
+        return last?.role === 'assistant' ? [...m.slice(0, -1), { ...last, ...patch }] : m;
+      });
+    try {
+      const result = await store.with((sessionId) => api.chat({ message, sessionId, language }, grow));
+      if (result.sessionId) store.setSessionId(result.sessionId);
+      finish({ id: result.messageId, sources: result.sources });
+    } catch (err) {
+      finish({ failed: true });
+      setError(t[errorKey(err)]);
+    } finally {
+      setStreaming(false);
+    }
+  };
+
+  const rate = async (message: StoredMessage, index: number, feedback: 'positive' | 'negative') => {
+    if (!message.id) return;
+    setError(null);
+    try {
+      await store.with((sessionId) => api.call('feedback', { sessionId, messageId: message.id, feedback }));
+      store.setMessages((m) => m.map((x, i) => (i === index ? { ...x, feedback } : x)));
+      setThanked(message.id);
+    } catch (err) {
+      setError(t[errorKey(err)]);
+    }
+  };
+
+  const handoff = async () => {
+    setError(null);
+    try {
+      await store.with((sessionId) => api.call('handoff', { sessionId }));
+      note(t.handoff_done);
+    } catch (err) {
+      setError(t[errorKey(err)]);
+    }
+  };
+
+  const last = messages[messages.length - 1];
+  return (
+    <div class="chat">
+      <div class="log" ref={logRef} role="log" aria-live="polite" aria-busy={streaming ? 'true' : 'false'} aria-label={t.tab_chat} tabIndex={0}>
+        <div class="msg assistant">
+          <span class="sr">{t.assistant}: </span>
+          {greeting}
+        </div>
+        {messages.map((m, i) => {
+          if (m.role === 'note')
+            return (
+              <p class="note" key={i}>
+                {m.text}
+              </p>
+            );
+          const links = m.role === 'assistant' ? sourceLinks(m.sources) : [];
+          return (
+            <div class={`turn ${m.role}`} key={i}>
+              <div class={`msg ${m.role}${m.failed ? ' failed' : ''}`}>
+                <span class="sr">{m.role === 'user' ? t.you : t.assistant}: </span>
+                {m.text || (streaming && m === last ? <span class="writing">{t.writing}</span> : null)}
+              </div>
+              {links.length ? (
+                <div class="sources">
+                  <p class="sources-title" id={`${uid}-src-${i}`}>
+                    {t.sources}
+                  </p>
+                  <ul aria-labelledby={`${uid}-src-${i}`}>
+                    {links.map((href) => (
+                      <li key={href}>
+                        <a href={href} target="_blank" rel="noopener noreferrer" dir="ltr">
+                          {linkText(href)}
+                        </a>
+                      </li>
+                    ))}
+                  </ul>
+                </div>
+              ) : null}
+              {m.role === 'assistant' && m.id ? (
+                <div class="feedback">
+                  <button type="button" class="icon" aria-pressed={m.feedback === 'positive' ? 'true' : 'false'} onClick={() => rate(m, i, 'positive')}>
+                    <span aria-hidden="true">👍 </span>
+                    {t.feedback_up}
+                  </button>
+                  <button type="button" class="icon" aria-pressed={m.feedback === 'negative' ? 'true' : 'false'} onClick={() => rate(m, i, 'negative')}>
+                    <span aria-hidden="true">👎 </span>
+                    {t.feedback_down}
+                  </button>
+                  {thanked === m.id ? <span class="hint">{t.feedback_thanks}</span> : null}
+                </div>
+              ) : null}
+            </div>
+          );
+        })}
+      </div>
+      {error || blocked ? (
+        <p class="error" role="alert">
+          {error ?? t.error_origin}
+        </p>
+      ) : null}
+      <div class="actions">
+        <button type="button" class="secondary" onClick={handoff}>
+          {t.handoff}
+        </button>
+        <button type="button" class="secondary" aria-expanded={contact ? 'true' : 'false'} onClick={() => setContact(!contact)}>
+          {t.contact_me}
+        </button>
+        {messages.length > 0 && !streaming ? (
+          <button
+            type="button"
+            class="secondary"
+            onClick={() => {
+              store.reset();
+              setError(null);
+              setThanked(null);
+            }}
+          >
+            {t.new_conversation}
+          </button>
+        ) : null}
+      </div>
+      {contact ? (
+        <Form
+          t={t}
+          title={t.lead_title}
+          submitLabel={t.lead_submit}
+          fields={[
+            { name: 'name', label: t.name, type: 'text', autocomplete: 'name' },
+            { name: 'email', label: t.email, type: 'email', autocomplete: 'email' },
+            { name: 'phone', label: t.phone, type: 'tel', autocomplete: 'tel' },
+            { name: 'message', label: t.message_field, type: 'textarea' },
+          ]}
+          onCancel={() => setContact(false)}
+          onSubmit={async (values) => {
+            await store.with((sessionId) => api.call('leads', { sessionId, ...filled(values, ['name', 'email', 'phone', 'message']) }));
+            setContact(false);
+            note(t.lead_done);
+          }}
+        />
+      ) : (
+        <form class="composer" onSubmit={send}>
+          <label class="sr" for={`${uid}-message`}>
+            {t.message_label}
+          </label>
+          <textarea
+            id={`${uid}-message`}
+            rows={1}
+            value={draft}
+            placeholder={t.message_label}
+            maxLength={2000}
+            onInput={(e) => setDraft((e.currentTarget as HTMLTextAreaElement).value)}
+            onKeyDown={(e) => {
+              if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) send(e);
+            }}
+          />
+          <button type="submit" class="primary" aria-disabled={streaming ? 'true' : undefined}>
+            {t.send}
+          </button>
+        </form>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,61 @@
+/**
+ * Server-sent events as the chat route sends them: frames `data: <json>` separated by a blank
+ * line. Feed decoded text as it arrives (chunks may split a frame anywhere); each complete frame's
+ * data (its `data:` lines joined by "\n") is handed to `onData`. Comments and other fields are ignored.
+ */
+export function createSseParser(onData: (data: string) => void): { push(text: string): void; end(): void } {
+  let buffer = '';
+  const frame = (block: string) => {
+    const data: string[] = [];
+    for (const line of block.split('\n')) {
+      if (line.startsWith('data:')) data.push(line.slice(line.startsWith('data: ') ? 6 : 5));
+    }
+    if (data.length) onData(data.join('\n'));
+  };
+  const drain = () => {
+    let at: number;
+    while ((at = buffer.indexOf('\n\n')) >= 0) {
+      const block = buffer.slice(0, at);
+      buffer = buffer.slice(at + 2);
+      frame(block);
+    }
+  };
+  return {
+    push(text: string) {
+      buffer += text.replace(/\r\n?/g, '\n');
+      drain();
+    },
+    // A frame without its blank line at the very end is incomplete: the stream was cut off.
+    end() {
+      buffer = '';
+    },
+  };
+}
+
+/** What one chat frame says (the OpenAI-style chunk, plus the widget's last-frame members). */
+export interface ChatFrame {
+  content: string;
+  finish: 'stop' | 'error' | null;
+  messageId?: string;
+  sourceUrls?: string[];
+  errorCode?: string;
+}
+
+export function readChatFrame(data: string): ChatFrame | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+  if (!json || typeof json !== 'object') return undefined;
+  const o = json as { choices?: { delta?: { content?: unknown }; finish_reason?: unknown }[]; message_id?: unknown; source_urls?: unknown; error?: { code?: unknown } };
+  const choice = Array.isArray(o.choices) ? o.choices[0] : undefined;
+  const content = typeof choice?.delta?.content === 'string' ? choice.delta.content : '';
+  const finish = choice?.finish_reason === 'stop' || choice?.finish_reason === 'error' ? choice.finish_reason : o.error ? 'error' : null;
+  const frame: ChatFrame = { content, finish };
+  if (typeof o.message_id === 'string') frame.messageId = o.message_id;
+  if (Array.isArray(o.source_urls)) frame.sourceUrls = o.source_urls.filter((u): u is string => typeof u === 'string');
+  if (o.error && typeof o.error.code === 'string') frame.errorCode = o.error.code;
+  return frame;
+}
