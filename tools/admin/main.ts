@@ -9,6 +9,7 @@ import { WebhookAdmin, WebhookInputError } from '@sa/webhook-registry';
 import { AdminConnections, adminTargets, botDirectory, listMail, requireWorkspace, webhookDirectory } from './operator';
 import { auditCli, cliPeopleAdmin, cliUser, createUser, parseRole, readPasswordFromStdin, tokenWorkspace, webhookWorkspace } from './people-commands';
 import { ParsedArgs, UsageError, parseArgs, rejectLeftovers, requireString, takeBool, takeInt, takeList, takeString } from './args';
+import { WIDGET_BOOLEAN_FLAGS, widgetBot, widgetChange } from './widget-commands';
 import {
   DEFAULT_DELIVERIES_LIMIT,
   DEFAULT_REDELIVER_WAIT_SECONDS,
@@ -39,6 +40,11 @@ const USAGE = `Usage: npm run -s admin -- <command> [options]   (JSON on stdout)
   webhook delete   --id ID [--workspace ID]
   webhook deliveries --webhook ID [--limit N (1-${MAX_DELIVERIES_LIMIT}, default ${DEFAULT_DELIVERIES_LIMIT})] [--status ${DELIVERY_STATUSES.join('|')}]
   webhook redeliver --delivery ID [--wait SECONDS (default ${DEFAULT_REDELIVER_WAIT_SECONDS}; 0: do not wait for the result)]
+  widget show      --bot ID           (the visitor widget's settings of a bot)
+  widget set       --bot ID [--origins https://a.example,https://b.example | --no-origins] [--color #rrggbb]
+                   [--position left|right] [--greeting TEXT | --no-greeting] [--launcher-text TEXT | --no-launcher-text]
+                   (no origins: every website may use the widget)
+  widget rotate-secret --bot ID       (a new identity secret for identify's userHash; shown only here)
 
 Environment: each service's data is reached as its owner reaches it: workspaces and tokens as
 the gateway (GATEWAY_DATABASE_URL), webhooks as the webhook-dispatcher
@@ -46,13 +52,13 @@ the gateway (GATEWAY_DATABASE_URL), webhooks as the webhook-dispatcher
 unset, DATABASE_URL (default ${DEFAULT_DATABASE_URL}) with the app's role (sa_gateway,
 sa_webhook_dispatcher, sa_console) as the user. Every change is written to the console's audit log
 as made by cli:<operating-system user>. NATS_URL (default ${DEFAULT_NATS_URL})
-for what running services answer: bot ids (token create --bots, webhook create --bot) and mail list.
+for what running services answer: bot ids (token create --bots, webhook create --bot), mail list and widget.
 For webhook commands also WEBHOOK_SECRET_KEY (32 bytes, 64 hex characters or base64: signing secrets are stored encrypted with it;
 required with NODE_ENV=production, else the key in WEBHOOK_SECRET_KEY_FILE, .data/webhook-secret-key,
 the one npm start uses),
 WEBHOOK_MAX_PER_WORKSPACE (default 20), OUTBOUND_ALLOWED_PORTS and OUTBOUND_ALLOW_CIDRS.`;
 
-const BOOLEAN_FLAGS = new Set(['enterprise-api', 'enterprise-webhooks', 'help', 'password-stdin']);
+const BOOLEAN_FLAGS = new Set(['enterprise-api', 'enterprise-webhooks', 'help', 'password-stdin', ...WIDGET_BOOLEAN_FLAGS]);
 
 function tierSlots(args: ParsedArgs): Partial<TierSlots> | undefined {
   const list = takeList(args, 'tier-slots');
@@ -239,6 +245,30 @@ async function run(argv: string[]): Promise<unknown> {
         const result = await redeliverAndWait(await webhooks(), id, waitSeconds * 1000);
         await audit(owner, 'delivery.redelivered', 'delivery', id);
         return result;
+      }
+      case 'widget show': {
+        const botId = requireString(args, 'bot');
+        rejectLeftovers(args);
+        const bot = await widgetBot(connections, botId);
+        return await (await connections.rpc()).send('bots.widget.get', { botId: bot.botId }, bot.ctx);
+      }
+      case 'widget set': {
+        const botId = requireString(args, 'bot');
+        const change = widgetChange(args);
+        rejectLeftovers(args);
+        const bot = await widgetBot(connections, botId);
+        const updated = await (await connections.rpc()).send('bots.widget.update', { ...change, botId: bot.botId }, bot.ctx);
+        await audit(bot.workspaceId, 'widget.updated', 'bot', bot.botId, { ...change });
+        return updated;
+      }
+      case 'widget rotate-secret': {
+        const botId = requireString(args, 'bot');
+        rejectLeftovers(args);
+        const bot = await widgetBot(connections, botId);
+        const made = await (await connections.rpc()).send('bots.widget.secret.rotate', { botId: bot.botId }, bot.ctx);
+        // The secret itself is never written to the audit log.
+        await audit(bot.workspaceId, 'widget.secret_rotated', 'bot', bot.botId, { created_at: made.created_at });
+        return made;
       }
       default:
         throw new UsageError(`unknown command "${command}"`);

@@ -10,6 +10,7 @@ import { PasswordResetController } from './password/password-reset.controller';
 import { SessionController } from './session/session.controller';
 import { TokensController } from './tokens/tokens.controller';
 import { WebhooksController } from './webhooks/webhooks.controller';
+import { WidgetController } from './widget/widget.controller';
 import { WorkspaceController } from './workspace/workspace.controller';
 import { OauthInteractionsController } from './oauth/interactions.controller';
 import { ConnectionVerifyHandler } from './oauth/connection-verify.handler';
@@ -21,6 +22,7 @@ export const CONSOLE_CONTROLLERS: Type[] = [
   PublicInvitationsController,
   WorkspaceController,
   BotsController,
+  WidgetController,
   TokensController,
   WebhooksController,
   MembersController,

@@ -20,6 +20,21 @@ describe('console origins', () => {
   });
 });
 
+describe('the gateway\'s public URL (the widget snippet)', () => {
+  it('defaults to the gateway on GATEWAY_PORT and keeps a path prefix without its trailing slash', () => {
+    expect(loadConsoleConfig({}).gatewayPublicUrl).toBe('http://127.0.0.1:3000');
+    expect(loadConsoleConfig({ GATEWAY_PORT: '4000' }).gatewayPublicUrl).toBe('http://127.0.0.1:4000');
+    expect(loadConsoleConfig({ GATEWAY_PUBLIC_URL: 'https://API.example.com/' }).gatewayPublicUrl).toBe('https://api.example.com');
+    expect(loadConsoleConfig({ GATEWAY_PUBLIC_URL: 'https://example.com/support/' }).gatewayPublicUrl).toBe('https://example.com/support');
+  });
+
+  it('refuses a URL with a query, credentials or another scheme', () => {
+    for (const bad of ['ftp://example.com', 'https://example.com/?a=1', 'https://u:p@example.com', 'not a url']) {
+      expect(() => loadConsoleConfig({ GATEWAY_PUBLIC_URL: bad })).toThrow(/GATEWAY_PUBLIC_URL/);
+    }
+  });
+});
+
 describe('MCP OAuth settings', () => {
   it('defaults the resource to the MCP server on MCP_PORT, without a trailing slash', () => {
     expect(loadConsoleConfig({}).mcpResourceUrl).toBe('http://127.0.0.1:3001/mcp');

@@ -18,6 +18,25 @@ function publicUrl(name: string) {
   };
 }
 
+/**
+ * Where browsers reach the gateway (the widget's script and API): an http(s) URL, perhaps with a
+ * path prefix of a reverse proxy, no query or fragment; stored without a trailing slash.
+ */
+function baseUrl(name: string, fallback: string) {
+  return (src: Record<string, string | undefined>, problems: string[]): string => {
+    const raw = src[name];
+    if (raw === undefined || raw === '') return fallback;
+    try {
+      const url = new URL(raw);
+      if ((url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash && !url.username && !url.password) return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+    } catch {
+      // reported below
+    }
+    problems.push(`${name}: "${raw}" is not a URL such as https://api.example.com (scheme, host, port and perhaps a path; no query)`);
+    return fallback;
+  };
+}
+
 /** Extra exact origins allowed to write (a development server in front of the console). */
 function originList(name: string) {
   return (src: Record<string, string | undefined>, problems: string[]): string[] => {
@@ -49,6 +68,8 @@ export const loadConsoleConfig = (source: Record<string, string | undefined> = p
       /** Where people open the console: its origin is the only one allowed to write; https makes the cookie Secure; e-mail links start with it. */
       publicUrl: publicUrl('CONSOLE_PUBLIC_URL'),
       extraOrigins: originList('CONSOLE_EXTRA_ORIGINS'),
+      /** Where websites load the widget from (the install snippet's `${GATEWAY_PUBLIC_URL}/widget/v1/embed.js`). */
+      gatewayPublicUrl: baseUrl('GATEWAY_PUBLIC_URL', `http://127.0.0.1:${source['GATEWAY_PORT'] || '3000'}`),
       /** The built web application (Vite output). */
       webDir: env.str('CONSOLE_WEB_DIR', path.resolve(__dirname, '..', '..', 'web')),
       sessionIdleSeconds: env.int('CONSOLE_SESSION_IDLE_SECONDS', 1800, { min: 60, max: 30 * 86400 }),

@@ -15,6 +15,14 @@ export function ApiView(status: number, description: string, view: Type) {
   return applyDecorators(ApiExtraModels(view), ApiResponse({ status, description, schema: { $ref: ref(view) } }));
 }
 
+/** An answer `{data: View}`. */
+export function ApiData(status: number, description: string, view: Type) {
+  return applyDecorators(
+    ApiExtraModels(view),
+    ApiResponse({ status, description, schema: { type: 'object', properties: { data: { $ref: ref(view) } }, required: ['data'] } }),
+  );
+}
+
 /** A list answer `{data: [View]}`. */
 export function ApiList(description: string, view: Type, status = 200) {
   return applyDecorators(

@@ -10,6 +10,7 @@ export const keys = {
   members: (id: string) => ['workspace', id, 'members'] as const,
   invitations: (id: string) => ['workspace', id, 'invitations'] as const,
   audit: (id: string) => ['workspace', id, 'audit'] as const,
+  widget: (id: string, botId: string) => ['workspace', id, 'widget', botId] as const,
   connections: (id: string) => ['workspace', id, 'connections'] as const,
   interaction: (uid: string) => ['oauth-interaction', uid] as const,
 };

@@ -275,6 +275,56 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{workspaceId}/bots/{botId}/widget": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A bot's widget
+         * @description Allowed origins, look, whether an identity secret is set (never the secret), and the install snippet for websites.
+         *
+         *     Required role: `member` or above.
+         */
+        get: operations["getWidget"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a bot's widget
+         * @description Allowed origins (exact `http(s)://host[:port]`, lower-cased, duplicates dropped; empty: every website) and the look. Members left out stay as they are. Gateways apply the change at once.
+         *
+         *     Required role: `admin` or above.
+         */
+        patch: operations["updateWidget"];
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/bots/{botId}/widget/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the identity secret
+         * @description A new widget identity secret (`wsk_…`) replaces the previous one at once. Websites compute `userHash` = hex HMAC-SHA256(key = secret, message = externalUserId) on their server. Shown in this answer only.
+         *
+         *     Required role: `admin` or above.
+         */
+        post: operations["rotateWidgetSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspaceId}/connections": {
         parameters: {
             query?: never;
@@ -717,6 +767,21 @@ export interface components {
             /** Format: uuid */
             person_id: string;
         };
+        /** @description A bot's widget settings with its install snippet. */
+        ConsoleWidget: {
+            /** @description Exact origins the widget routes accept; empty: every origin. */
+            allowed_origins: string[];
+            /** Format: uuid */
+            chatbot_id: string;
+            identity_secret: components["schemas"]["WidgetIdentitySecretState"];
+            install: components["schemas"]["WidgetInstall"];
+            theme: components["schemas"]["WidgetTheme"];
+            /**
+             * Format: date-time
+             * @description Last change; null: never changed (defaults).
+             */
+            updated_at: string | null;
+        };
         /** @description A new API token. Its secret is returned once, in the reply. */
         CreateApiTokenRequest: {
             /** @description Bots the token is limited to; null or absent: every bot of the workspace. */
@@ -832,7 +897,7 @@ export interface components {
             available_slots?: {
                 [key: string]: number;
             };
-            /** @description Machine code. The spec names `api_locked`; the complete list is not shown. This implementation sends: `bad_request`, `unauthorized`, `api_locked`, `plan_capacity_exhausted`, `quota_exhausted`, `insufficient_scope`, `bot_access_denied`, `tier_capacity_unavailable`, `not_found`, `bot_name_taken`, `conflict`, `rate_limited`, `service_unavailable`, `internal_error`; the visitor widget API also `widget_budget_exhausted`, `session_forbidden`; the owner console's API also `not_signed_in`, `invalid_credentials`, `invalid_token`, `csrf_failed`, `forbidden_role`, `last_owner`, `too_many_attempts`. */
+            /** @description Machine code. The spec names `api_locked`; the complete list is not shown. This implementation sends: `bad_request`, `unauthorized`, `api_locked`, `plan_capacity_exhausted`, `quota_exhausted`, `insufficient_scope`, `bot_access_denied`, `tier_capacity_unavailable`, `not_found`, `bot_name_taken`, `conflict`, `rate_limited`, `service_unavailable`, `internal_error`; the visitor widget API also `widget_budget_exhausted`, `session_forbidden`, `origin_not_allowed`, `invalid_user_hash`; the owner console's API also `not_signed_in`, `invalid_credentials`, `invalid_token`, `csrf_failed`, `forbidden_role`, `last_owner`, `too_many_attempts`. */
             code?: string;
             /** @description Reason phrase of the status, for example `Conflict` (this implementation). */
             error?: string;
@@ -1029,6 +1094,63 @@ export interface components {
             /** Format: uuid */
             id: string;
             secret: string;
+        };
+        /** @description Whether the bot has a widget identity secret (never the secret itself). */
+        WidgetIdentitySecretState: {
+            /** Format: date-time */
+            created_at: string | null;
+            set: boolean;
+        };
+        /** @description How a website embeds the bot: the script tag to paste before </body>. */
+        WidgetInstall: {
+            /** @description Subresource Integrity of the script now served (`sha384-…`); null when the server has no built widget. */
+            integrity: string | null;
+            /** @description This build under its own name, `…/widget/v1/embed.<version>.js` (cached for a year, never changed); null when the server has no built widget. */
+            pinned_script_url: string | null;
+            /** @description The tag pinned to this build and checked by the browser: `<script src="…/embed.<version>.js" data-bot-id="…" integrity="…" crossorigin="anonymous" async></script>`. After the widget on this server is upgraded, that file is gone: copy the new pinned snippet. Null when the server has no built widget. */
+            pinned_snippet: string | null;
+            /** @description The widget script, `<GATEWAY_PUBLIC_URL>/widget/v1/embed.js`: always the build the gateway serves now. */
+            script_url: string;
+            /** @description The tag to paste: `<script src="…/widget/v1/embed.js" data-bot-id="…" async></script>`. It follows upgrades of the widget (the file is cached for an hour). */
+            snippet: string;
+        };
+        /** @description The new widget identity secret. Shown once: store it on your server; the previous one stops working. */
+        WidgetSecret: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description `wsk_` and 43 base64url characters. */
+            secret: string;
+        };
+        /** @description A change of the widget settings; members left out stay as they are. Unknown members are rejected (400). */
+        WidgetSettingsUpdate: {
+            /** @description Exact origins (`https://host[:port]`, no path) the widget may be used on, at most 20; stored in lower case without duplicates. Empty: every origin. */
+            allowed_origins?: string[];
+            theme?: components["schemas"]["WidgetThemeUpdate"];
+        };
+        /** @description The widget's look. Attributes of the script tag override it. */
+        WidgetTheme: {
+            /** @description Launcher and header colour, `#rrggbb`; default `#1a5fcc`. */
+            color: string;
+            /** @description First message of the chat; null: the widget's own translated greeting. */
+            greeting: string | null;
+            /** @description Text on the launcher button; null: the widget's own translated text. */
+            launcher_text: string | null;
+            /**
+             * @description Corner of the page: `right` (default) or `left`.
+             * @enum {string}
+             */
+            position: "right" | "left";
+        };
+        /** @description Members left out stay as they are; null resets greeting or launcher text to the widget default. */
+        WidgetThemeUpdate: {
+            /** @description `#rrggbb`. */
+            color?: string;
+            /** @description 1 to 300 characters, not only white space; null: the default. */
+            greeting?: string | null;
+            /** @description 1 to 40 characters, not only white space; null: the default. */
+            launcher_text?: string | null;
+            /** @enum {string} */
+            position?: "right" | "left";
         };
         /** @description A workspace as its people see it: plan, live-access state and usage (read-only; billing is out of scope). */
         Workspace: {
@@ -1843,6 +1965,211 @@ export interface operations {
             };
             /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    getWidget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The widget settings and the install snippet. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ConsoleWidget"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    updateWidget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WidgetSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description The widget settings as saved, with the install snippet. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ConsoleWidget"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    rotateWidgetSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new secret, shown once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WidgetSecret"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -36,4 +36,7 @@ export type InviteBody = Body<WP<'/invitations'>, 'post'>;
 export type AuditEntry = Item<Ok<WP<'/audit'>, 'get'>>;
 export type OAuthInteraction = Ok<'/oauth/interactions/{uid}', 'get'>;
 export type OAuthAllow = Body<'/oauth/interactions/{uid}/allow', 'post'>;
+export type WidgetSettings = Ok<WP<'/bots/{botId}/widget'>, 'get'>['data'];
+export type UpdateWidget = Body<WP<'/bots/{botId}/widget'>, 'patch'>;
+export type WidgetSecret = Created<WP<'/bots/{botId}/widget/secret'>, 'post'>['data'];
 export type Connection = Item<Ok<WP<'/connections'>, 'get'>>;

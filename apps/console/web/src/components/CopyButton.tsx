@@ -1,8 +1,27 @@
 import { useState } from 'react';
 import { Button } from 'react-aria-components';
 
-/** "Copy": puts `text` on the clipboard and says so; without clipboard access, selects the text instead. */
-export function CopyButton({ text, inputId }: { text: string; inputId: string }) {
+/** Selects the text of the element `id`: an input's value, or the text of a code block. */
+function selectText(id: string): void {
+  const el = document.getElementById(id);
+  if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) {
+    el.focus();
+    el.select();
+  } else if (el) {
+    el.focus();
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    const selection = window.getSelection();
+    selection?.removeAllRanges();
+    selection?.addRange(range);
+  }
+}
+
+/**
+ * "Copy" (or `label`, e.g. "Copy snippet"): puts `text` on the clipboard and says so; without
+ * clipboard access, selects the text of the element `inputId` instead.
+ */
+export function CopyButton({ text, inputId, label = 'Copy', what = 'secret' }: { text: string; inputId: string; label?: string; what?: string }) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   return (
     <>
@@ -13,19 +32,15 @@ export function CopyButton({ text, inputId }: { text: string; inputId: string })
             await navigator.clipboard.writeText(text);
             setState('copied');
           } catch {
-            const input = document.getElementById(inputId);
-            if (input instanceof HTMLInputElement) {
-              input.focus();
-              input.select();
-            }
+            selectText(inputId);
             setState('failed');
           }
         }}
       >
-        Copy
+        {label}
       </Button>
       <span className="copy-status" role="status">
-        {state === 'copied' ? 'Copied to the clipboard.' : state === 'failed' ? 'The clipboard is not available: the secret is selected, copy it with Ctrl+C or ⌘C.' : ''}
+        {state === 'copied' ? 'Copied to the clipboard.' : state === 'failed' ? `The clipboard is not available: the ${what} is selected, copy it with Ctrl+C or ⌘C.` : ''}
       </span>
     </>
   );

@@ -83,12 +83,14 @@ interface SecretProps {
   /** The secret; the dialog is open while it is not null. */
   secret: string | null;
   secretLabel: string;
+  /** The copy button's text ("Copy", "Copy secret"). */
+  copyLabel?: string;
   children?: ReactNode;
   onClose: () => void;
 }
 
 /** Shows a secret once, with a copy button and the warning that it will not be shown again. */
-export function SecretDialog({ title, secret, secretLabel, children, onClose }: SecretProps) {
+export function SecretDialog({ title, secret, secretLabel, copyLabel, children, onClose }: SecretProps) {
   return (
     <ModalOverlay className="modal-overlay" isOpen={secret !== null} onOpenChange={(open) => !open && onClose()} isKeyboardDismissDisabled>
       <Modal className="modal">
@@ -110,7 +112,7 @@ export function SecretDialog({ title, secret, secretLabel, children, onClose }: 
                 </label>
                 <div className="secret">
                   <input id="secret-value" className="field__input secret__value" readOnly value={secret ?? ''} spellCheck={false} autoComplete="off" onFocus={(e) => e.currentTarget.select()} />
-                  <CopyButton text={secret ?? ''} inputId="secret-value" />
+                  <CopyButton text={secret ?? ''} inputId="secret-value" label={copyLabel} />
                 </div>
               </div>
               {children}

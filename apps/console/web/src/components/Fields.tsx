@@ -1,10 +1,24 @@
 import type { ReactNode } from 'react';
-import { Checkbox, FieldError, Input, Label, Radio, RadioGroup, Text, TextField, type TextFieldProps } from 'react-aria-components';
+import { Checkbox, FieldError, Input, Label, Radio, RadioGroup, Text, TextArea, TextField, type TextFieldProps } from 'react-aria-components';
 
 interface TextInputProps extends Omit<TextFieldProps, 'children' | 'className'> {
   label: string;
   description?: ReactNode;
   placeholder?: string;
+}
+
+/** Under a text field: its description (when it has one) and its validation message. */
+function DescriptionAndError({ description }: { description?: ReactNode }) {
+  return (
+    <>
+      {description ? (
+        <Text slot="description" className="field__description">
+          {description}
+        </Text>
+      ) : null}
+      <FieldError className="field__error" />
+    </>
+  );
 }
 
 /** A labelled text input with its description and validation message. */
@@ -16,12 +30,24 @@ export function TextInput({ label, description, placeholder, ...props }: TextInp
         {props.isRequired ? null : <span className="field__optional"> (optional)</span>}
       </Label>
       <Input className="field__input" placeholder={placeholder} />
-      {description ? (
-        <Text slot="description" className="field__description">
-          {description}
-        </Text>
-      ) : null}
-      <FieldError className="field__error" />
+      <DescriptionAndError description={description} />
+    </TextField>
+  );
+}
+
+/**
+ * A labelled multi-line text field (one item per line), with its description and validation
+ * message. `markOptional: false` when an empty value means something of its own (the description says what).
+ */
+export function TextAreaInput({ label, description, placeholder, rows = 4, markOptional = true, ...props }: TextInputProps & { rows?: number; markOptional?: boolean }) {
+  return (
+    <TextField className="field" {...props}>
+      <Label className="field__label">
+        {label}
+        {props.isRequired || !markOptional ? null : <span className="field__optional"> (optional)</span>}
+      </Label>
+      <TextArea className="field__input field__textarea" placeholder={placeholder} rows={rows} spellCheck={false} />
+      <DescriptionAndError description={description} />
     </TextField>
   );
 }

@@ -4,12 +4,9 @@ import { useCurrentWorkspace } from '../../app/workspace-context';
 import { ClientName } from '../../components/ClientName';
 import { DateTime } from '../../components/DateTime';
 import { ConfirmButton } from '../../components/Dialogs';
+import { botNames } from '../../lib/bots';
 import { scopeWords } from '../../lib/scopes';
-
-function botNames(ids: string[] | null, bots: Bot[]): string {
-  if (ids === null) return 'All bots';
-  return ids.map((id) => bots.find((b) => b.id === id)?.name ?? id).join(', ');
-}
+import { Tags } from '../../components/Tags';
 
 function Approver({ by }: { by: Connection['approved_by'] }) {
   if (!by) return <span className="muted">A deleted account</span>;
@@ -58,13 +55,7 @@ export function ConnectionsTable({ connections, bots }: { connections: Connectio
                 <Approver by={c.approved_by} />
               </td>
               <td>
-                <ul className="tags">
-                  {c.scopes.map((s) => (
-                    <li key={s} className="tag" title={scopeWords(s)}>
-                      {s}
-                    </li>
-                  ))}
-                </ul>
+                <Tags items={c.scopes} titleOf={scopeWords} />
               </td>
               <td>{botNames(c.bot_ids, bots)}</td>
               <td>

@@ -3,6 +3,7 @@ import { NavLink } from 'react-router';
 const ENTRIES = [
   { to: 'tokens', label: 'API tokens' },
   { to: 'webhooks', label: 'Webhooks' },
+  { to: 'widget', label: 'Widget' },
   { to: 'connections', label: 'Connections' },
   { to: 'members', label: 'Members' },
   { to: 'workspace', label: 'Workspace' },

@@ -3,11 +3,8 @@ import type { ApiToken, Bot } from '../../api/types';
 import { useCurrentWorkspace } from '../../app/workspace-context';
 import { DateTime } from '../../components/DateTime';
 import { ConfirmButton } from '../../components/Dialogs';
-
-function botNames(ids: string[] | null, bots: Bot[]): string {
-  if (ids === null) return 'All bots';
-  return ids.map((id) => bots.find((b) => b.id === id)?.name ?? id).join(', ');
-}
+import { Tags } from '../../components/Tags';
+import { botNames } from '../../lib/bots';
 
 function TokenState({ token }: { token: ApiToken }) {
   if (token.revoked_at) {
@@ -63,13 +60,7 @@ export function TokensTable({ tokens, bots }: { tokens: ApiToken[]; bots: Bot[] 
                 <code>…{t.hint}</code>
               </td>
               <td>
-                <ul className="tags">
-                  {t.scopes.map((s) => (
-                    <li key={s} className="tag">
-                      {s}
-                    </li>
-                  ))}
-                </ul>
+                <Tags items={t.scopes} />
               </td>
               <td>{botNames(t.bot_ids, bots)}</td>
               <td>

@@ -1,6 +1,7 @@
 import type { Bot, Webhook } from '../../api/types';
 import { DateTime } from '../../components/DateTime';
-import { botName } from '../webhooks/WebhooksTable';
+import { Tags } from '../../components/Tags';
+import { botName } from '../../lib/bots';
 
 export function WebhookSummary({ webhook, bots }: { webhook: Webhook; bots: Bot[] }) {
   return (
@@ -12,13 +13,7 @@ export function WebhookSummary({ webhook, bots }: { webhook: Webhook; bots: Bot[
       <div>
         <dt>Events</dt>
         <dd>
-          <ul className="tags">
-            {webhook.events.map((e) => (
-              <li key={e} className="tag">
-                {e}
-              </li>
-            ))}
-          </ul>
+          <Tags items={webhook.events} />
         </dd>
       </div>
       <div>

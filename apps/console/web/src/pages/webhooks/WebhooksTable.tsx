@@ -3,11 +3,8 @@ import type { Bot, Webhook } from '../../api/types';
 import { useCurrentWorkspace } from '../../app/workspace-context';
 import { DateTime } from '../../components/DateTime';
 import { DeliveryStatus } from '../../components/DeliveryStatus';
-
-export function botName(id: string | null, bots: Bot[]): string {
-  if (id === null) return 'All bots';
-  return bots.find((b) => b.id === id)?.name ?? id;
-}
+import { Tags } from '../../components/Tags';
+import { botName } from '../../lib/bots';
 
 /** Each webhook with its last delivery's status beside it (spec part 6). */
 export function WebhooksTable({ webhooks, bots }: { webhooks: Webhook[]; bots: Bot[] }) {
@@ -33,13 +30,7 @@ export function WebhooksTable({ webhooks, bots }: { webhooks: Webhook[]; bots: B
               </th>
               <td className="table__url">{w.url}</td>
               <td>
-                <ul className="tags">
-                  {w.events.map((e) => (
-                    <li key={e} className="tag">
-                      {e}
-                    </li>
-                  ))}
-                </ul>
+                <Tags items={w.events} />
               </td>
               <td>{botName(w.bot_id, bots)}</td>
               <td>
