@@ -142,7 +142,8 @@ describe('public edge hardening (issue 14)', () => {
         expect([url, res.status]).toEqual([url, 204]);
         const allow = String(res.headers['allow']).split(/,\s*/);
         expect(allow).toEqual(expect.arrayContaining(methods));
-        expect(res.headers['access-control-allow-origin']).toBeUndefined();
+        // The widget's CORS is per bot (issue 18): a bot without allowed origins grants every origin.
+        expect(res.headers['access-control-allow-origin']).toBe(url.includes('/widget/') ? preflight.origin : undefined);
         expect(res.headers['x-content-type-options']).toBe('nosniff');
       }
       const unknown = await rawHttp(`${s.baseUrl}/nothing-here`, { method: 'OPTIONS' });
@@ -164,7 +165,7 @@ describe('public edge hardening (issue 14)', () => {
         await Promise.all([gw?.app.kill(), mcp?.app.kill()]);
       });
 
-      it('answers preflights and grants the listed origins only, on /v1 and /mcp but not the widget', async () => {
+      it('answers preflights and grants the listed origins only, on /v1 and /mcp; the widget per bot', async () => {
         const pre = await rawHttp(`${gw.url}/v1/bots`, { method: 'OPTIONS', headers: { origin: allowed, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' } });
         expect(pre.status).toBe(204);
         expect(pre.headers['access-control-allow-origin']).toBe(allowed);
@@ -184,8 +185,9 @@ describe('public edge hardening (issue 14)', () => {
         const evilPre = await rawHttp(`${gw.url}/v1/bots`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' } });
         expect([evilPre.status, evilPre.headers['access-control-allow-origin']]).toEqual([204, undefined]);
 
-        const widgetPre = await rawHttp(`${gw.url}/widget/v1/bots/${bot}/chat`, { method: 'OPTIONS', headers: { origin: allowed, 'access-control-request-method': 'POST' } });
-        expect([widgetPre.status, widgetPre.headers['access-control-allow-origin']]).toEqual([204, undefined]);
+        // The widget routes follow their bot's allowed origins (issue 18), not CORS_ALLOWED_ORIGINS: this bot lists none, so every origin.
+        const widgetPre = await rawHttp(`${gw.url}/widget/v1/bots/${bot}/chat`, { method: 'OPTIONS', headers: { origin: 'https://elsewhere.example', 'access-control-request-method': 'POST' } });
+        expect([widgetPre.status, widgetPre.headers['access-control-allow-origin'], widgetPre.headers['access-control-allow-methods']]).toEqual([204, 'https://elsewhere.example', 'GET, POST']);
 
         const mcpPre = await rawHttp(`${mcp.url}/mcp`, { method: 'OPTIONS', headers: { origin: allowed, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, mcp-protocol-version' } });
         expect([mcpPre.status, mcpPre.headers['access-control-allow-origin']]).toEqual([204, allowed]);

@@ -158,7 +158,7 @@ describe('tenant isolation: every route with every foreign id', () => {
         const feedback = await widget(bot, 'feedback', { sessionId: session, messageId: message, feedback: 'negative' });
         expectNoLeak(`${who} feedback`, feedback.status, feedback.text, [403]);
         for (const [route, body] of [
-          ['identify', { sessionId: session, externalUserId: 'intruder', name: 'Intruder', email: 'intruder@example.com' }],
+          ['identify', { sessionId: session, externalUserId: 'intruder', name: 'Intruder', email: 'intruder@example.com', userHash: 'a'.repeat(64) }],
           ['leads', { sessionId: session, name: 'Intruder', email: 'intruder@example.com' }],
           ['tickets', { sessionId: session, email: 'intruder@example.com', subject: 'x', message: 'y' }],
           ['handoff', { sessionId: session, reason: 'intruder' }],

@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { admin } from './support/admin';
 import { request } from './support/api';
 import { spawnApp, waitFor } from './support/apps';
@@ -53,7 +54,9 @@ describe('visitor widget API (/widget/v1/bots/{botId}/…)', () => {
 
   it('identify, the lead form, bookings, tickets and handoff', async () => {
     const identifiedSession = await newWidgetSession(bot);
-    const identify = await post(bot, 'identify', { sessionId: identifiedSession, externalUserId: 'user-42', name: 'Ada' });
+    const { secret } = await admin<{ secret: string }>(['widget', 'rotate-secret', '--bot', bot]);
+    const userHash = createHmac('sha256', secret).update('user-42').digest('hex');
+    const identify = await post(bot, 'identify', { sessionId: identifiedSession, externalUserId: 'user-42', name: 'Ada', userHash });
     expect(identify.status).toBe(200);
     expect(identify.body.data).toEqual({ session_id: identifiedSession, identified: true });
     const identified = await waitFor(async () => (await ws.api.get('/leads')).body.data.find((l: any) => l.session_id === identifiedSession), (l) => !!l);
@@ -185,7 +188,7 @@ describe('visitor widget API (/widget/v1/bots/{botId}/…)', () => {
 
       const attacks: [string, Record<string, unknown>][] = [
         ['leads', { sessionId: victim, email: 'x@evil.example' }],
-        ['identify', { sessionId: victim, externalUserId: 'evil', email: 'x@evil.example' }],
+        ['identify', { sessionId: victim, externalUserId: 'evil', email: 'x@evil.example', userHash: 'a'.repeat(64) }],
         ['tickets', { sessionId: victim, email: 'x@evil.example', subject: 'Mine now', message: 'hi' }],
         ['handoff', { sessionId: victim, reason: 'evil' }],
         ['feedback', { sessionId: victim, messageId: assistant.id, feedback: 'negative' }],

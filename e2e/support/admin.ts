@@ -12,7 +12,7 @@ export interface CliResult {
  * Runs the real admin CLI (compiled) against the e2e database and NATS (bot ids and e-mails are
  * asked of the running services), with the system's outbound policy (webhook URLs).
  */
-export function runAdmin(args: string[], databaseUrl?: string, natsUrl?: string, stdin?: string): Promise<CliResult> {
+export function runAdmin(args: string[], databaseUrl?: string, natsUrl?: string, stdin?: string, env: Record<string, string> = {}): Promise<CliResult> {
   const s = e2eState();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(s.root, 'dist', 'tools', 'admin', 'main.js'), ...args], {
@@ -21,6 +21,7 @@ export function runAdmin(args: string[], databaseUrl?: string, natsUrl?: string,
         ...Object.fromEntries(Object.entries(s.env).filter(([k]) => k.startsWith('OUTBOUND_') || k.startsWith('WEBHOOK_'))),
         DATABASE_URL: databaseUrl ?? s.databaseUrl,
         NATS_URL: natsUrl ?? s.natsUrl,
+        ...env,
       },
     });
     if (stdin !== undefined) child.stdin.end(stdin);
@@ -34,8 +35,9 @@ export function runAdmin(args: string[], databaseUrl?: string, natsUrl?: string,
   });
 }
 
-export async function admin<T = Record<string, unknown>>(args: string[], databaseUrl?: string, natsUrl?: string, input?: string): Promise<T> {
-  const r = await runAdmin(args, databaseUrl, natsUrl, input);
+/** `env`: more variables for the CLI (a mini system's own outbound policy, for example). */
+export async function admin<T = Record<string, unknown>>(args: string[], databaseUrl?: string, natsUrl?: string, input?: string, env: Record<string, string> = {}): Promise<T> {
+  const r = await runAdmin(args, databaseUrl, natsUrl, input, env);
   if (r.code !== 0) throw new Error(`admin ${args.join(' ')} failed (${r.code}): ${r.stderr}`);
   return JSON.parse(r.stdout) as T;
 }

@@ -190,3 +190,15 @@ export async function screenshot(page: Page, name: string, dir = process.env['SC
   await page.screenshot({ path: file, fullPage: true, animations: 'disabled', caret: 'hide' });
   return file;
 }
+
+/**
+ * Writes docs/screenshots/<name>.png of the viewport as a visitor sees it (the widget's pictures,
+ * widget-chat, widget-mobile, widget-arabic: the widget is fixed to the viewport's corner).
+ */
+export async function widgetScreenshot(page: Page, name: string, dir = process.env['SCREENSHOT_DIR'] || SCREENSHOT_DIR): Promise<string> {
+  if (!/^widget-[a-z0-9-]+$/.test(name)) throw new Error(`screenshot name ${JSON.stringify(name)}: widget-, then a-z, 0-9 and -`);
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `${name}.png`);
+  await page.screenshot({ path: file, animations: 'disabled', caret: 'hide' });
+  return file;
+}

@@ -38,6 +38,18 @@ export interface ConsoleSystemOptions {
 }
 
 export async function startConsoleSystem(env: Record<string, string> = {}, options: ConsoleSystemOptions = {}): Promise<ConsoleSystem> {
+  // The apps' ops endpoints listen on port 0, so the OS may hand one of them the port freePort()
+  // chose for the console before the console binds it (EADDRINUSE): then start again, once.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startConsoleSystemOnce(env, options);
+    } catch (e) {
+      if (attempt >= 2 || !/EADDRINUSE/.test((e as Error).message)) throw e;
+    }
+  }
+}
+
+async function startConsoleSystemOnce(env: Record<string, string>, options: ConsoleSystemOptions): Promise<ConsoleSystem> {
   const smtp = await startSmtpCapture();
   const receiver = await startWebhookReceiver();
   const consolePort = await freePort();
@@ -59,12 +71,15 @@ export async function startConsoleSystem(env: Record<string, string> = {}, optio
   }, { logs: true });
   const gatewayUrl = mini.baseUrl.replace(/\/v1$/, '');
   try {
+    const consoleApp = mini.apps.get('console');
+    // Answered 401 (up), or the console process exited (then stop waiting: the error says why).
     await waitFor(
-      () => fetch(`${consoleUrl}/api/session`).then((r) => r.status).catch(() => 0),
-      (st) => st === 401,
+      () => (consoleApp && consoleApp.process.exitCode !== null ? Promise.resolve(-1) : fetch(`${consoleUrl}/api/session`).then((r) => r.status).catch(() => 0)),
+      (st) => st === 401 || st === -1,
       90000,
       200,
     );
+    if (consoleApp && consoleApp.process.exitCode !== null) throw new Error('the console process exited');
   } catch (e) {
     const app = mini.apps.get('console');
     const tail = app?.logFile && fs.existsSync(app.logFile) ? fs.readFileSync(app.logFile, 'utf8').split('\n').slice(-30).join('\n') : '(no log)';
