@@ -17,7 +17,8 @@
 ARG NODE_IMAGE=node:20-bookworm-slim
 
 # ---------------------------------------------------------------------------------------------
-# build: every dependency, tsc + tsc-alias into dist/
+# build: every dependency, tsc + tsc-alias into dist/, Vite for the console's web application
+# (dist/apps/console/web) and the visitor widget (dist/apps/widget/embed.js, served by the gateway)
 # ---------------------------------------------------------------------------------------------
 FROM ${NODE_IMAGE} AS build
 WORKDIR /src
@@ -45,7 +46,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
  && npm cache clean --force
 
-# Only what runs: the apps, the libs they require, and the migrate/admin tools.
+# Only what runs: the apps (with the console's web files and the widget's embed.js), the libs they
+# require, and the migrate/admin tools.
 # (Not dist/.tsbuildinfo or the build stamp.) Files stay owned by root: the app cannot modify
 # its own code, and the container runs with a read-only root filesystem in Kubernetes.
 COPY --from=build /src/dist/apps ./dist/apps

@@ -40,7 +40,8 @@ function boundaries({ testFiles }) {
         // CLI; both need the workspace's plan (spec part 1 rule 4) without a caller context.
         { sourceTag: 'scope:webhooks', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity'] },
         { sourceTag: 'scope:webhook-dispatcher', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity', 'scope:webhooks'] },
-        ...serviceScopes.map((s) => ({ sourceTag: `scope:${s}`, onlyDependOnLibsWithTags: ['scope:shared'] })),
+        // The bots service seals widget identity secrets with the webhook secrets' key and SecretBox (issue 18).
+        ...serviceScopes.map((s) => ({ sourceTag: `scope:${s}`, onlyDependOnLibsWithTags: s === 'bots' ? ['scope:shared', 'scope:webhooks'] : ['scope:shared'] })),
       ],
     },
   ];
@@ -61,7 +62,7 @@ export default [
   },
   {
     // The console's web application: user text is always rendered as text (STYLE.md, "Browser code").
-    files: ['apps/console/web/**/*.ts', 'apps/console/web/**/*.tsx'],
+    files: ['apps/console/web/**/*.ts', 'apps/console/web/**/*.tsx', 'apps/widget/**/*.ts', 'apps/widget/**/*.tsx'],
     rules: {
       'no-console': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
@@ -72,6 +73,11 @@ export default [
         { selector: "CallExpression[callee.property.name='insertAdjacentHTML']", message: 'Render user text as text: no insertAdjacentHTML.' },
       ],
     },
+  },
+  {
+    // The visitor widget runs on other people's pages under their CSP: no eval of any kind.
+    files: ['apps/widget/**/*.ts', 'apps/widget/**/*.tsx'],
+    rules: { 'no-eval': 'error', 'no-implied-eval': 'error', 'no-new-func': 'error' },
   },
   {
     files: ['**/*.spec.ts', '**/*.int-spec.ts', 'e2e/**/*.ts', 'bench/**/*.ts'],

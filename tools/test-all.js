@@ -17,6 +17,8 @@ const steps = [
   { name: 'typecheck', cmd: ['npx', 'tsc', '-p', 'tsconfig.json', '--noEmit'] },
   // The console's web application has its own compiler settings (DOM, JSX, bundler resolution).
   { name: 'typecheck-web', cmd: ['npx', 'tsc', '-p', 'apps/console/web/tsconfig.json'] },
+  // The visitor widget too (DOM, Preact's JSX).
+  { name: 'typecheck-widget', cmd: ['npx', 'tsc', '-p', 'apps/widget/tsconfig.json'] },
   { name: 'build', cmd: [process.execPath, 'tools/build.js', '--if-stale'] },
   // The typed SDK (libs/sdk) must match the OpenAPI document the gateway serves.
   { name: 'sdk', cmd: [process.execPath, 'tools/sdk/generate.js', '--check'] },

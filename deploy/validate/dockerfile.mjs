@@ -49,6 +49,8 @@ r.ok(runs(build).some((c) => /\bnode tools\/build\.js\b/.test(c)), 'build stage:
 r.ok(runs(runtime).some((c) => /\bnpm ci\b/.test(c) && /--omit=dev/.test(c) && /--ignore-scripts/.test(c)), 'runtime stage: npm ci --omit=dev --ignore-scripts');
 const copiesFromBuild = runtime.ins.filter((i) => i.getKeyword() === 'COPY' && i.getFlags().some((f) => f.getName() === 'from'));
 r.ok(copiesFromBuild.some((i) => /dist/.test(i.getArgumentsContent())), 'runtime stage: copies dist/ from the build stage');
+// The gateway serves the visitor widget from dist/apps/widget/embed.js (built by tools/build.js with Vite).
+r.ok(copiesFromBuild.some((i) => /(^|\s)\S*dist\/apps\/?\s/.test(`${i.getArgumentsContent()} `)), 'runtime stage: copies dist/apps (with dist/apps/widget/embed.js, the widget script the gateway serves)');
 const envs = Object.fromEntries(
   runtime.ins
     .filter((i) => i.getKeyword() === 'ENV')
@@ -108,6 +110,7 @@ for (const st of stages) {
   }
 }
 for (const p of ['apps/gateway/src/main.ts', 'deploy/docker/entrypoint.sh', 'package-lock.json']) r.ok(!excluded(p), `${p} is in the build context`);
+for (const p of ['apps/widget/vite.config.ts', 'apps/widget/src/main.tsx', 'apps/console/web/vite.config.ts']) r.ok(!excluded(p), `${p} is in the build context (tools/build.js builds it)`);
 for (const p of ['node_modules/x', 'dist/apps/gateway/src/main.js', '.git/HEAD', 'deploy/base/kustomization.yaml']) r.ok(excluded(p), `${p} is kept out of the build context`);
 
 r.done();

@@ -169,11 +169,12 @@ for (const d of deployments) {
   r.ok((c.env ?? []).some((e) => e.name === 'APP' && e.value === app), `${id}: APP=${app}`);
   // Webhook signing secrets are encrypted at rest: the dispatcher cannot start without the key.
   const key = (c.env ?? []).find((e) => e.name === 'WEBHOOK_SECRET_KEY');
-  if (app === 'webhook-dispatcher') {
+  // The bots service seals widget identity secrets with the same key (issue 18).
+  if (app === 'webhook-dispatcher' || app === 'bots') {
     const ref = key?.valueFrom?.secretKeyRef;
     r.ok(ref?.name === 'support-agent-secrets' && ref.key === 'WEBHOOK_SECRET_KEY' && ref.optional !== true && key.value === undefined, `${id}: WEBHOOK_SECRET_KEY from the Secret support-agent-secrets, required`, JSON.stringify(key));
   } else {
-    r.ok(key === undefined, `${id}: no WEBHOOK_SECRET_KEY entry (only the dispatcher reads signing secrets)`);
+    r.ok(key === undefined, `${id}: no WEBHOOK_SECRET_KEY entry (only the dispatcher and bots read sealed secrets)`);
   }
   const dbUrl = (c.env ?? []).find((e) => e.name === 'DATABASE_URL');
   if (DB_APPS.includes(app)) r.ok(fromDbSecret(dbUrl, `support-agent-db-${app}`), `${id}: DATABASE_URL (its own role) from the Secret support-agent-db-${app}, required`, JSON.stringify(dbUrl));
@@ -235,9 +236,10 @@ r.ok(ingresses.length === 1, 'one Ingress');
 const paths = ingresses.flatMap((i) => i.spec.rules.flatMap((rule) => rule.http.paths));
 const route = (p) => paths.find((x) => x.path === p);
 r.ok(route('/v1')?.backend.service.name === 'gateway', 'Ingress routes /v1 to gateway');
+r.ok(route('/widget')?.backend.service.name === 'gateway', 'Ingress routes /widget (the visitor widget: its script and API) to gateway');
 r.ok(route('/mcp')?.backend.service.name === 'mcp', 'Ingress routes /mcp to mcp');
 r.ok(route('/')?.backend.service.name === 'console', 'Ingress routes / (the console and its /api) to console');
-r.ok(paths.length === 3, 'Ingress exposes only /v1, /mcp and / (console)', paths.map((p) => p.path).join(','));
+r.ok(paths.length === 4, 'Ingress exposes only /v1, /widget, /mcp and / (console)', paths.map((p) => p.path).join(','));
 for (const p of paths) {
   const svc = named('Service', p.backend.service.name);
   r.ok(svc?.spec.ports.some((sp) => sp.name === p.backend.service.port.name || sp.port === p.backend.service.port.number), `Ingress ${p.path}: backend port exists on Service/${p.backend.service.name}`);
