@@ -76,7 +76,8 @@ describe('crash safety: kill -9 each service under load, restart NATS and Postgr
       mini.start(app, appEnv(app));
     }
     await waitFor(gatewayReady, (st) => st === 200, 60000).catch((err) => {
-      throw new Error(`${(err as Error).message}: ${lastReadyz}`);
+      const exited = [...mini.apps].filter(([, a]) => a.process.exitCode !== null).map(([name, a]) => `${name} exited ${a.process.exitCode}: ${a.stderrTail()}`);
+      throw new Error(`${(err as Error).message}: ${lastReadyz} ${exited.join('\n')}`);
     });
     wsId = (await admin<{ id: string }>(['workspace', 'create', '--name', 'Crash', '--plan', 'scale', '--messages-per-month', '100000'], mini.databaseUrl)).id;
     token = (await admin<{ token: string }>(['token', 'create', '--workspace', wsId, '--scopes', 'all'], mini.databaseUrl)).token;

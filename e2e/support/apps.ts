@@ -9,6 +9,8 @@ export interface SpawnedApp {
   /** Where its output goes (tmp/e2e-logs/spawned-<app>-<n>.log), when it is kept. */
   logFile: string | null;
   exited: Promise<number | null>;
+  /** The last few KB of its standard error (when it is not kept in a log file), for a failure message. */
+  stderrTail(): string;
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
@@ -27,14 +29,19 @@ export function spawnApp(app: string, env: Record<string, string> = {}, opts: { 
   const base = { PATH: process.env['PATH'], ...s.env, ...env };
   const child = spawn(process.execPath, [path.join(s.root, 'dist', 'apps', app, 'src', 'main.js')], {
     env: { ...base, ...appDatabaseEnv(app, base) },
-    stdio: logFd === null ? 'ignore' : ['ignore', logFd, logFd],
+    stdio: logFd === null ? ['ignore', 'ignore', 'pipe'] : ['ignore', logFd, logFd],
   });
   if (logFd !== null) fs.closeSync(logFd);
+  let tail = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    tail = (tail + chunk.toString('utf8')).slice(-4096);
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     process: child,
     logFile,
     exited,
+    stderrTail: () => (logFile === null ? tail : fs.readFileSync(logFile, 'utf8').slice(-4096)),
     kill: async (signal: NodeJS.Signals = 'SIGTERM') => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill(signal);

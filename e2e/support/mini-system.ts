@@ -35,7 +35,11 @@ export async function startMiniSystem(apps: string[], env: Record<string, string
     return spawned;
   };
   for (const app of apps) start(app);
-  if (apps.includes('gateway')) await waitFor(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status).catch(() => 0), (st) => st === 200, 20000);
+  if (apps.includes('gateway')) {
+    await waitFor(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status).catch(() => 0), (st) => st === 200, 20000).catch((err) => {
+      throw new Error(`gateway not up: ${(err as Error).message}\n${running.get('gateway')?.stderrTail() ?? ''}`);
+    });
+  }
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     databaseUrl: url,

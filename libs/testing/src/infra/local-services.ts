@@ -4,7 +4,50 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+/**
+ * A port for a test server to listen on. It is picked below the kernel's ephemeral range, because
+ * a port from that range (what `listen(0)` hands out) is free only until the next outgoing
+ * connection or `listen(0)` of any process takes it: with a dozen apps connecting to PostgreSQL
+ * and NATS while they start, one of them did take a gateway's port (EADDRINUSE, and a gateway that
+ * never came up). Ports handed out are not handed out again by this process.
+ */
 export async function freePort(): Promise<number> {
+  const [low, high] = listenRange();
+  for (let attempt = 0; attempt < 200 && high > low; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low));
+    if (handedOut.has(port)) continue;
+    if (await canListen(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  return listenOnAny();
+}
+
+const handedOut = new Set<number>();
+
+/** [low, high): the ports below the ephemeral range (Linux's ip_local_port_range), from 20000 up. */
+function listenRange(): [number, number] {
+  let ephemeralLow = 32768;
+  try {
+    const [lo] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (Number.isInteger(lo) && lo > 0) ephemeralLow = lo;
+  } catch {
+    // not Linux: keep the IANA default
+  }
+  return [Math.min(20000, ephemeralLow), ephemeralLow];
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+function listenOnAny(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.unref();
