@@ -12,6 +12,9 @@ import { TokensController } from './tokens/tokens.controller';
 import { WebhooksController } from './webhooks/webhooks.controller';
 import { WidgetController } from './widget/widget.controller';
 import { WorkspaceController } from './workspace/workspace.controller';
+import { ConversationsController } from './conversations/conversations.controller';
+import { LeadsController } from './leads/leads.controller';
+import { BookingsController } from './bookings/bookings.controller';
 import { OauthInteractionsController } from './oauth/interactions.controller';
 import { ConnectionVerifyHandler } from './oauth/connection-verify.handler';
 
@@ -29,6 +32,9 @@ export const CONSOLE_CONTROLLERS: Type[] = [
   InvitationsController,
   ConnectionsController,
   AuditController,
+  ConversationsController,
+  LeadsController,
+  BookingsController,
   OauthInteractionsController,
   ConsoleOpenApiController,
 ];

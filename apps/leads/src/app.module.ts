@@ -6,6 +6,7 @@ import { OpsModule } from '@sa/ops';
 import { MessagingModule } from '@sa/messaging';
 import { LEADS_CONFIG, loadLeadsConfig } from './config/leads.config';
 import { LeadsHandler } from './leads/leads.handler';
+import { LeadStatusService } from './leads/lead-status.service';
 import { LeadsRepository } from './leads/leads.repository';
 import { TurnCompletedHandler } from './leads/turn-completed.handler';
 import { VisitorMessagesRepository } from './leads/visitor-messages.repository';
@@ -33,6 +34,7 @@ const logger = createLogger('leads', { level: config.logLevel });
     VisitorMessagesRepository,
     TurnCompletedHandler,
     VisitorLeadsService,
+    LeadStatusService,
     provideEventConsumer({ durable: 'leads-chat-turn-completed', types: ['chat.turn.completed'], handler: TurnCompletedHandler }),
   ],
 })

@@ -1,7 +1,8 @@
 import { EmailView, ListEmailsRequest } from './booking-mail';
 import { BookingIdRequest, BookingView, CreateBookingRequest, ListBookingsRequest, UpdateBookingRequest } from './bookings';
 import { BotView, CreateBotRequest, CreatedBotView, ListBotsRequest } from './bots';
-import { LeadView, ListLeadsRequest } from './leads';
+import { LeadView } from './leads';
+import { ConsoleConversationsRequest, ConsoleLeadsRequest, LeadIdRequest, LeadStatusChangeView, UpdateLeadStatusRequest } from './records-console';
 import {
   FeedbackRequest,
   HandoffRequest,
@@ -22,7 +23,7 @@ import {
   WidgetSessionRequest,
   WidgetSessionView,
 } from './widget';
-import { AnalyticsRequest, AnalyticsView, ChatMessageView, ChatTurnRequest, ChatTurnStarted, ConversationMessagesRequest, ConversationView, ListConversationsRequest } from './chat';
+import { AnalyticsRequest, AnalyticsView, ChatMessageView, ChatTurnRequest, ChatTurnStarted, ConversationMessagesRequest, ConversationView } from './chat';
 import { HealthPing, HealthReply } from './health';
 import {
   ApiTokenIdRequest,
@@ -91,14 +92,14 @@ export const RPC = {
   'knowledge.passage.search': rpc<SearchKnowledgeRequest, PassageView[]>(SearchKnowledgeRequest),
   'bots.bot.describe': rpc<CheckBotsRequest, BotSummary[]>(CheckBotsRequest),
   'chat.turn.start': rpc<ChatTurnRequest, ChatTurnStarted>(ChatTurnRequest),
-  'chat.conversation.list': rpc<ListConversationsRequest, ConversationView[]>(ListConversationsRequest),
+  'chat.conversation.list': rpc<ConsoleConversationsRequest, ConversationView[]>(ConsoleConversationsRequest),
   'chat.conversation.messages': rpc<ConversationMessagesRequest, ChatMessageView[]>(ConversationMessagesRequest),
   'chat.analytics.summary': rpc<AnalyticsRequest, AnalyticsView>(AnalyticsRequest),
   'bookings.booking.list': rpc<ListBookingsRequest, BookingView[]>(ListBookingsRequest),
   'bookings.booking.get': rpc<BookingIdRequest, BookingView>(BookingIdRequest),
   'bookings.booking.update': rpc<UpdateBookingRequest, BookingView>(UpdateBookingRequest),
   'bookings.booking.create': rpc<CreateBookingRequest, BookingView>(CreateBookingRequest),
-  'leads.lead.list': rpc<ListLeadsRequest, LeadView[]>(ListLeadsRequest),
+  'leads.lead.list': rpc<ConsoleLeadsRequest, LeadView[]>(ConsoleLeadsRequest),
   'bots.bot.public': rpc<PublicBotRequest, PublicBot>(PublicBotRequest, false),
   // Widget settings of a bot (issue 18); every change publishes `bots.widget.changed` (widget.ts).
   'bots.widget.get': rpc<WidgetSettingsRequest, WidgetSettingsView>(WidgetSettingsRequest),
@@ -133,6 +134,10 @@ export const RPC = {
   'bookings.email.send': rpc<SendPersonEmailRequest, SendPersonEmailReply>(SendPersonEmailRequest, false),
   // Answered by the console (queue group `console`), owner of OAuth connections (issue 17).
   'console.connection.verify': rpc<VerifyConnectionTokenRequest, VerifyConnectionTokenReply>(VerifyConnectionTokenRequest, false),
+  // Issue 19 (lb): a lead, its status history and status changes (who and when) for the console.
+  'leads.lead.get': rpc<LeadIdRequest, LeadView>(LeadIdRequest),
+  'leads.lead.history': rpc<LeadIdRequest, LeadStatusChangeView[]>(LeadIdRequest),
+  'leads.lead.update-status': rpc<UpdateLeadStatusRequest, LeadView>(UpdateLeadStatusRequest),
 } as const;
 
 export type RpcSubject = keyof typeof RPC;

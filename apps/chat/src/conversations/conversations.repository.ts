@@ -15,6 +15,8 @@ export interface ListSessionsQuery {
   botIds?: readonly string[] | null;
   /** Search text: a session matches when one of its messages does (see search-query.ts). */
   q?: string;
+  /** Only sessions of this channel (the console's filter). */
+  channel?: string;
   limit: number;
 }
 
@@ -45,7 +47,7 @@ export class ConversationsRepository {
 
   /** Sessions, most recent activity first. */
   async listSessions(query: ListSessionsQuery): Promise<ConversationView[]> {
-    const params: unknown[] = [query.tenantId, query.chatbotId ?? null, query.botIds ?? null, query.limit];
+    const params: unknown[] = [query.tenantId, query.chatbotId ?? null, query.botIds ?? null, query.limit, query.channel ?? null];
     const plan = searchPlan(query.q);
     let search = '';
     if (plan?.kind === 'fulltext') {
@@ -65,6 +67,7 @@ export class ConversationsRepository {
         WHERE s.tenant_id = $1
           AND ($2::uuid IS NULL OR s.chatbot_id = $2::uuid)
           AND ($3::uuid[] IS NULL OR s.chatbot_id = ANY ($3::uuid[]))
+          AND ($5::text IS NULL OR s.channel = $5::text)
           ${search ? `AND EXISTS (SELECT 1 FROM chat.messages m WHERE m.tenant_id = s.tenant_id AND m.session_id = s.session_id AND ${search})` : ''}
         ORDER BY s.last_at DESC, s.session_id DESC
         LIMIT $4`,

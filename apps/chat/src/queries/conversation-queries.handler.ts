@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { BotAccess, enforceBotAccess, visibleBots } from '@sa/bot-access';
-import { AnalyticsRequest, AnalyticsView, CONVERSATIONS_LIMIT_DEFAULT, CallerContext, ChatMessageView, ConversationMessagesRequest, ConversationView, ListConversationsRequest } from '@sa/contracts';
+import { AnalyticsRequest, AnalyticsView, CONVERSATIONS_LIMIT_DEFAULT, CallerContext, ChatMessageView, ConsoleConversationsRequest, ConversationMessagesRequest, ConversationView } from '@sa/contracts';
 import { NotFound } from '@sa/errors';
 import { RpcClient, RpcHandler } from '@sa/messaging';
 import { AnalyticsRepository } from '../analytics/analytics.repository';
@@ -22,7 +22,7 @@ export class ConversationQueriesHandler {
   ) {}
 
   @RpcHandler('chat.conversation.list')
-  async list(req: ListConversationsRequest, ctx: CallerContext): Promise<ConversationView[]> {
+  async list(req: ConsoleConversationsRequest, ctx: CallerContext): Promise<ConversationView[]> {
     enforceBotAccess(ctx, BotAccess.MayName, req.chatbotId);
     if (req.chatbotId) await this.checkBot(ctx, req.chatbotId);
     return this.conversations.listSessions({
@@ -30,6 +30,7 @@ export class ConversationQueriesHandler {
       chatbotId: req.chatbotId,
       botIds: visibleBots(ctx),
       q: req.q?.trim() || undefined,
+      channel: req.channel,
       limit: req.limit ?? CONVERSATIONS_LIMIT_DEFAULT,
     });
   }

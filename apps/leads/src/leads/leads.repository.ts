@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { CaptureMethod, LeadStatus, LeadView, ScoreBand } from '@sa/contracts';
+import { CaptureMethod, ChangeActorView, LeadStatus, LeadStatusChangeView, LeadView, ScoreBand } from '@sa/contracts';
 import { queryRows } from '@sa/db';
 
 /** The columns of the Lead resource (spec part 2), in its order. */
@@ -102,6 +102,46 @@ export interface ListLeadsQuery {
   /** A bot-restricted token: only leads of these bots (never bot-less ones). */
   botIds?: readonly string[] | null;
   limit: number;
+  /** The console's filters (issue 19); none of them is part of GET /v1/leads. */
+  band?: ScoreBand;
+  minScore?: number;
+  status?: LeadStatus;
+  channel?: string;
+  sessionId?: string;
+  /** Keyset paging: only leads after this one in the list order. */
+  before?: { createdAt: string; id: string };
+}
+
+interface StatusChangeRow {
+  id: string;
+  lead_id: string;
+  from_status: LeadStatus;
+  to_status: LeadStatus;
+  note: string | null;
+  actor_kind: 'person';
+  actor_id: string;
+  actor_label: string;
+  created_at: Date;
+}
+
+function toStatusChangeView(r: StatusChangeRow): LeadStatusChangeView {
+  return {
+    id: r.id,
+    lead_id: r.lead_id,
+    from_status: r.from_status,
+    to_status: r.to_status,
+    note: r.note,
+    actor: { kind: r.actor_kind, id: r.actor_id, label: r.actor_label },
+    created_at: r.created_at.toISOString(),
+  };
+}
+
+export interface StatusChange {
+  tenantId: string;
+  leadId: string;
+  status: LeadStatus;
+  note: string | null;
+  actor: ChangeActorView;
 }
 
 /**
@@ -172,6 +212,10 @@ export class LeadsRepository {
     return row;
   }
 
+  dataSource(): DataSource {
+    return this.ds;
+  }
+
   transaction<T>(fn: (m: EntityManager) => Promise<T>): Promise<T> {
     return this.ds.transaction(fn);
   }
@@ -214,8 +258,60 @@ export class LeadsRepository {
       params.push(q.botIds);
       where += ` AND chatbot_id = ANY($${params.length}::uuid[])`;
     }
+    const equal: [string, unknown][] = [
+      ['score_band', q.band],
+      ['status', q.status],
+      ['channel', q.channel],
+      ['session_id', q.sessionId],
+    ];
+    for (const [column, value] of equal) {
+      if (value === undefined) continue;
+      params.push(value);
+      where += ` AND ${column} = $${params.length}`;
+    }
+    if (q.minScore !== undefined) {
+      params.push(q.minScore);
+      where += ` AND score >= $${params.length}`;
+    }
+    if (q.before) {
+      params.push(q.before.createdAt, q.before.id);
+      where += ` AND (created_at, id) < ($${params.length - 1}::timestamptz, $${params.length}::uuid)`;
+    }
     params.push(q.limit);
     const rows = await queryRows<LeadRow>(this.ds, `SELECT ${LEAD_COLUMNS} FROM leads.leads WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $${params.length}`, params);
     return rows.map(toLeadView);
+  }
+
+  /** One lead of the tenant; `lock` holds it until the transaction ends. */
+  async get(manager: EntityManager | DataSource, tenantId: string, leadId: string, lock = false): Promise<LeadRow | undefined> {
+    const [row] = await queryRows<LeadRow>(manager, `SELECT ${LEAD_COLUMNS} FROM leads.leads WHERE tenant_id = $1 AND id = $2${lock ? ' FOR UPDATE' : ''}`, [tenantId, leadId]);
+    return row;
+  }
+
+  /** A lead's status changes, newest first. */
+  async history(tenantId: string, leadId: string): Promise<LeadStatusChangeView[]> {
+    const rows = await queryRows<StatusChangeRow>(
+      this.ds,
+      `SELECT id, lead_id, from_status, to_status, note, actor_kind, actor_id, actor_label, created_at
+         FROM leads.lead_status_changes WHERE tenant_id = $1 AND lead_id = $2
+        ORDER BY created_at DESC, id DESC`,
+      [tenantId, leadId],
+    );
+    return rows.map(toStatusChangeView);
+  }
+
+  /** Sets the status and records the change (from, to, who, when) in the caller's transaction. */
+  async changeStatus(manager: EntityManager, from: LeadStatus, c: StatusChange): Promise<LeadRow> {
+    const [row] = await queryRows<LeadRow>(
+      manager,
+      `UPDATE leads.leads SET status = $3, updated_at = clock_timestamp() WHERE tenant_id = $1 AND id = $2 RETURNING ${LEAD_COLUMNS}`,
+      [c.tenantId, c.leadId, c.status],
+    );
+    await manager.query(
+      `INSERT INTO leads.lead_status_changes (tenant_id, lead_id, from_status, to_status, note, actor_kind, actor_id, actor_label)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [c.tenantId, c.leadId, from, c.status, c.note, c.actor.kind, c.actor.id, c.actor.label],
+    );
+    return row;
   }
 }

@@ -253,6 +253,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{workspaceId}/bookings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List bookings
+         * @description Bookings, newest first, optionally of one status or bot.
+         *
+         *     Required role: `member` or above.
+         */
+        get: operations["listBookings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/bookings/{bookingId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Confirm, reject, reschedule or cancel a booking
+         * @description The body and rules of PATCH /v1/bookings/{id}: `confirm` and `reject` apply to pending bookings, `reschedule` (with requestedSlot) and `cancel` to pending or confirmed ones; otherwise, or when the slot is taken, 409 `conflict` with the reason. The visitor is e-mailed.
+         *
+         *     Required role: `admin` or above.
+         */
+        patch: operations["updateBooking"];
+        trace?: never;
+    };
     "/workspaces/{workspaceId}/bots": {
         parameters: {
             query?: never;
@@ -369,6 +413,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{workspaceId}/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List conversations
+         * @description Sessions, most recent activity first; `q` searches their messages.
+         *
+         *     Required role: `member` or above.
+         */
+        get: operations["listConversations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/conversations/{sessionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A conversation
+         * @description The session's messages (oldest first, with sources and feedback) and its lead, if any. A session with neither is 404.
+         *
+         *     Required role: `member` or above.
+         */
+        get: operations["getConversation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspaceId}/invitations": {
         parameters: {
             query?: never;
@@ -414,6 +502,94 @@ export interface paths {
          *     Required role: `admin` or above.
          */
         delete: operations["deleteInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/leads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List leads
+         * @description Leads, newest first, a page at a time (`cursor`: the `next` of the previous page).
+         *
+         *     Required role: `member` or above.
+         */
+        get: operations["listLeads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/leads/{leadId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A lead
+         * @description The lead (qualification, summary, score), its status changes (newest first, with who and when) and its conversation.
+         *
+         *     Required role: `member` or above.
+         */
+        get: operations["getLead"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/leads/{leadId}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the status
+         * @description Sets new, contacted, qualified, won or lost, recording who and when (and the note). The current status again is 409 `conflict`.
+         *
+         *     Required role: `admin` or above.
+         */
+        post: operations["changeLeadStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/leads/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export leads as CSV
+         * @description Every lead matching the filters, newest first, as CSV (UTF-8 with a byte-order mark, a header row). Cells that spreadsheet programs would run as formulas (starting with = + - @) are quoted and prefixed with an apostrophe.
+         *
+         *     Required role: `member` or above.
+         */
+        get: operations["exportLeads"];
+        put?: never;
+        post?: never;
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -719,6 +895,41 @@ export interface components {
             /** @description What it was done to: `token`, `webhook`, `member`, `invitation`, `workspace`, `person`. */
             target_kind: string;
         };
+        /** @description An appointment booking made by a visitor through the widget. */
+        Booking: {
+            /** Format: date-time */
+            cancelled_at: string | null;
+            /** Format: uuid */
+            chatbot_id: string | null;
+            /** Format: date-time */
+            confirmed_at: string | null;
+            country: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Map of string to string. */
+            custom_fields: {
+                [key: string]: string;
+            } | null;
+            /** @description Visitor e-mail. */
+            email: string;
+            /** Format: uuid */
+            id: string;
+            /** @description Visitor name. */
+            name: string;
+            notes: string | null;
+            /** @description Visitor phone. */
+            phone: string;
+            /** Format: date-time */
+            rejected_at: string | null;
+            rejection_comment: string | null;
+            /** Format: date-time */
+            requested_slot: string | null;
+            /** @enum {string} */
+            status: "pending" | "confirmed" | "rejected" | "cancelled";
+            /** Format: uuid */
+            tenant_id: string;
+            time_zone: string | null;
+        };
         /** @description A bot of the workspace, for pickers (its name is user text: render it as text). */
         BotOption: {
             /** Format: uuid */
@@ -732,10 +943,48 @@ export interface components {
             name: string;
             pages: number;
         };
+        /** @description Who made the change: a person of the workspace (id and e-mail). */
+        ChangeActor: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "person";
+            label: string;
+        };
+        ChangeLeadStatusBody: {
+            /** @description Why (at most 1000 characters). */
+            note?: string;
+            /**
+             * @description The new status.
+             * @enum {string}
+             */
+            status: "new" | "contacted" | "qualified" | "won" | "lost";
+        };
         /** @description Change a member's role. Only owners give or take the owner role; the last owner keeps it (409 last_owner). */
         ChangeRoleRequest: {
             /** @enum {string} */
             role: "owner" | "admin" | "member";
+        };
+        /** @description One message of a conversation. */
+        ChatMessage: {
+            /** @description Values and format: not shown by the spec. */
+            channel: string;
+            /** Format: uuid */
+            chatbot_id: string | null;
+            content: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @enum {string|null} */
+            feedback: "positive" | "negative" | null;
+            /** Format: uuid */
+            id: string;
+            provider_message_id: string | null;
+            /** @enum {string} */
+            role: "user" | "assistant";
+            session_id: string;
+            source_urls: string[] | null;
+            /** Format: uuid */
+            tenant_id: string;
         };
         /** @description An MCP client a person allowed through OAuth. It obeys the rules of an API token (scopes, bots, one rate-limit budget, 402 `api_locked` while the workspace is not live). Revoked: its access tokens answer 401 at once and it cannot refresh. */
         Connection: {
@@ -781,6 +1030,24 @@ export interface components {
              * @description Last change; null: never changed (defaults).
              */
             updated_at: string | null;
+        };
+        /** @description A conversation session summary. */
+        Conversation: {
+            /** @description Values and format: not shown by the spec. */
+            channel: string;
+            /** Format: date-time */
+            first_at: string;
+            /** Format: date-time */
+            last_at: string;
+            message_count: number;
+            preview: string | null;
+            session_id: string;
+        };
+        /** @description A session's messages (with sources and feedback) and its lead, if it became one. */
+        ConversationDetail: {
+            lead: components["schemas"]["Lead"] | null;
+            messages: components["schemas"]["ChatMessage"][];
+            session_id: string;
         };
         /** @description A new API token. Its secret is returned once, in the reply. */
         CreateApiTokenRequest: {
@@ -944,6 +1211,84 @@ export interface components {
             status: "pending" | "sending" | "succeeded" | "failed";
             status_code: number | null;
         };
+        /** @description An intent-scored lead. */
+        Lead: {
+            /** Format: date-time */
+            asked_contact_at: string | null;
+            /** @enum {string} */
+            captured_via: "conversational" | "form" | "inferred";
+            /** @description Values and format: not shown by the spec. */
+            channel: string;
+            /** Format: uuid */
+            chatbot_id: string | null;
+            company: string | null;
+            confidence: number | null;
+            /** @description Format: not shown by the spec. */
+            country: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Contact e-mail. */
+            email: string | null;
+            /** @description Set when the visitor was signed in through the widget's identify call. */
+            external_user_id: string | null;
+            /** Format: uuid */
+            id: string;
+            /** @description Values: not shown by the spec. */
+            intent_category: string | null;
+            /** @description AI summary of the intent. */
+            intent_summary: string | null;
+            /** @description Contact name. */
+            name: string | null;
+            notes: string | null;
+            /** Format: date-time */
+            notified_at: string | null;
+            /** @description Contact phone. */
+            phone: string | null;
+            /** @description Map of string to string. */
+            qualification: {
+                [key: string]: string;
+            } | null;
+            /** @description Format: not shown by the spec. */
+            region: string | null;
+            score: number;
+            /** @enum {string} */
+            score_band: "hot" | "warm" | "cold";
+            /** @description Values: not shown by the spec. */
+            sentiment: string | null;
+            session_id: string;
+            /** @enum {string} */
+            status: "new" | "contacted" | "qualified" | "won" | "lost";
+            /** Format: uuid */
+            tenant_id: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A lead with its status history (newest first) and its conversation. */
+        LeadDetail: {
+            history: components["schemas"]["LeadStatusChange"][];
+            lead: components["schemas"]["Lead"];
+            messages: components["schemas"]["ChatMessage"][];
+        };
+        /** @description A page of leads, newest first, and the cursor of the next page (null on the last). */
+        LeadPage: {
+            data: components["schemas"]["Lead"][];
+            next: string | null;
+        };
+        /** @description One change of a lead's status: from, to, who, when and the note given. */
+        LeadStatusChange: {
+            actor: components["schemas"]["ChangeActor"];
+            /** Format: date-time */
+            created_at: string;
+            /** @enum {string} */
+            from_status: "new" | "contacted" | "qualified" | "won" | "lost";
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            lead_id: string;
+            note: string | null;
+            /** @enum {string} */
+            to_status: "new" | "contacted" | "qualified" | "won" | "lost";
+        };
         /** @description Whether the workspace has live API access (spec part 5 rule 6); without it every API request fails with 402 `api_locked`. */
         LiveAccess: {
             /**
@@ -1051,6 +1396,23 @@ export interface components {
             email: string;
             /** @description The password (12 to 256 characters when it was set). */
             password: string;
+        };
+        /** @description Body of PATCH /bookings/{id}. Unknown members are rejected (400). */
+        UpdateBookingRequest: {
+            /**
+             * @description `confirm` and `reject` apply only to pending bookings; `reschedule` and `cancel` only to pending or confirmed ones.
+             * @enum {string}
+             */
+            action: "confirm" | "reject" | "reschedule" | "cancel";
+            /** @description Included in the visitor e-mail. */
+            cancelComment?: string;
+            /** @description Included in the visitor e-mail. */
+            rejectionComment?: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 with a UTC offset. Required when action is `reschedule`.
+             */
+            requestedSlot?: string;
         };
         /** @description A validation error (400 only). */
         ValidationError: {
@@ -1932,6 +2294,156 @@ export interface operations {
             };
         };
     };
+    listBookings: {
+        parameters: {
+            query?: {
+                /** @description Only bookings of this bot. */
+                chatbotId?: string;
+                /** @description Maximum number of items, 1 to 200 (default 200). */
+                limit?: number;
+                /** @description Only bookings in this state. */
+                status?: "pending" | "confirmed" | "rejected" | "cancelled";
+            };
+            header?: never;
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bookings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Booking"][];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    updateBooking: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bookingId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateBookingRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated booking. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Booking"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `conflict` or `last_owner`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
     listBots: {
         parameters: {
             query?: never;
@@ -2334,6 +2846,137 @@ export interface operations {
             };
         };
     };
+    listConversations: {
+        parameters: {
+            query?: {
+                /** @description Only sessions of this channel. */
+                channel?: "api" | "widget" | "mcp";
+                /** @description Only sessions of this bot. */
+                chatbotId?: string;
+                /** @description Maximum number of items, 1 to 200 (default 50). */
+                limit?: number;
+                /** @description Search text matched against the messages (at most 200 characters). */
+                q?: string;
+            };
+            header?: never;
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sessions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Conversation"][];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    getConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Session id. */
+                sessionId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The transcript and the lead. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ConversationDetail"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
     listInvitations: {
         parameters: {
             query?: never;
@@ -2545,6 +3188,292 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    listLeads: {
+        parameters: {
+            query?: {
+                /** @description Only leads of this score band. */
+                band?: "hot" | "warm" | "cold";
+                /** @description Only leads of this channel. */
+                channel?: "api" | "widget" | "mcp";
+                /** @description Only leads of this bot. */
+                chatbotId?: string;
+                /** @description The `next` cursor of the previous page. */
+                cursor?: string;
+                /** @description 1 to 200; default 50. */
+                limit?: number;
+                /** @description Only leads scoring at least this (0 to 100). */
+                minScore?: number;
+                /** @description Only leads in this status. */
+                status?: "new" | "contacted" | "qualified" | "won" | "lost";
+            };
+            header?: never;
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of leads. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeadPage"];
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    getLead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                leadId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lead, its history and transcript. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["LeadDetail"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    changeLeadStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                leadId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangeLeadStatusBody"];
+            };
+        };
+        responses: {
+            /** @description The lead with its new status. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Lead"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `conflict` or `last_owner`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    exportLeads: {
+        parameters: {
+            query?: {
+                /** @description Only leads of this score band. */
+                band?: "hot" | "warm" | "cold";
+                /** @description Only leads of this channel. */
+                channel?: "api" | "widget" | "mcp";
+                /** @description Only leads of this bot. */
+                chatbotId?: string;
+                /** @description Only leads scoring at least this (0 to 100). */
+                minScore?: number;
+                /** @description Only leads in this status. */
+                status?: "new" | "contacted" | "qualified" | "won" | "lost";
+            };
+            header?: never;
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV file. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": components["schemas"]["ErrorObject"];
                 };
             };
         };

@@ -1,0 +1,47 @@
+import { Controller, Get, Param, Query } from '@nestjs/common';
+import { ApiOperation, ApiTags } from '@nestjs/swagger';
+import { CONVERSATIONS_LIMIT_DEFAULT, ConsoleConversationsQuery, ConversationDetailView, ConversationParams, ConversationView, WorkspaceParams } from '@sa/contracts';
+import { dto } from '@sa/edge';
+import { NotFound } from '@sa/errors';
+import { RpcClient } from '@sa/messaging';
+import { ConsoleCaller, ConsoleCallerInfo, ConsoleRoute, workspaceOf } from '../auth/console-route.decorator';
+import { ApiConsoleErrors, ApiData, ApiList } from '../openapi/console-responses';
+
+/**
+ * Conversations (issue 19): every member reads the sessions (search `q`, channel and bot filters:
+ * chat.conversation.list) and one session's transcript with its sources, feedback and lead.
+ */
+@ApiTags('Conversations')
+@Controller('api/workspaces/:workspaceId/conversations')
+export class ConversationsController {
+  constructor(private readonly rpc: RpcClient) {}
+
+  @Get()
+  @ConsoleRoute('member')
+  @ApiOperation({ operationId: 'listConversations', summary: 'List conversations', description: 'Sessions, most recent activity first; `q` searches their messages.' })
+  @ApiList('The sessions.', ConversationView)
+  @ApiConsoleErrors(400, 401, 404, 503)
+  async list(
+    @ConsoleCaller() caller: ConsoleCallerInfo,
+    @Param(dto(WorkspaceParams, 'path')) _params: WorkspaceParams,
+    @Query(dto(ConsoleConversationsQuery, 'query')) query: ConsoleConversationsQuery,
+  ): Promise<{ data: ConversationView[] }> {
+    const req = { q: query.q, channel: query.channel, chatbotId: query.chatbotId, limit: query.limit ?? CONVERSATIONS_LIMIT_DEFAULT };
+    return { data: await this.rpc.send('chat.conversation.list', req, workspaceOf(caller).ctx) };
+  }
+
+  @Get(':sessionId')
+  @ConsoleRoute('member')
+  @ApiOperation({ operationId: 'getConversation', summary: 'A conversation', description: "The session's messages (oldest first, with sources and feedback) and its lead, if any. A session with neither is 404." })
+  @ApiData(200, 'The transcript and the lead.', ConversationDetailView)
+  @ApiConsoleErrors(400, 401, 404, 503)
+  async get(@ConsoleCaller() caller: ConsoleCallerInfo, @Param(dto(ConversationParams, 'path')) params: ConversationParams): Promise<{ data: ConversationDetailView }> {
+    const { ctx } = workspaceOf(caller);
+    const [messages, leads] = await Promise.all([
+      this.rpc.send('chat.conversation.messages', { sessionId: params.sessionId }, ctx),
+      this.rpc.send('leads.lead.list', { sessionId: params.sessionId, limit: 1 }, ctx),
+    ]);
+    if (messages.length === 0 && leads.length === 0) throw new NotFound('Conversation');
+    return { data: { session_id: params.sessionId, messages, lead: leads[0] ?? null } };
+  }
+}

@@ -1,0 +1,147 @@
+import { Type } from 'class-transformer';
+import { IsArray, IsDefined, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Matches, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { BookingStatus, BOOKING_STATUSES } from './bookings';
+import { CHAT_CHANNELS, ChatChannel, ChatMessageView, ListConversationsRequest, ListLimit, SESSION_ID_MAX, CONVERSATIONS_LIMIT_DEFAULT } from './chat';
+import { WorkspaceParams } from './console';
+import { LEAD_STATUSES, LeadStatus, LeadView, ListLeadsRequest, SCORE_BANDS, ScoreBand } from './leads';
+import { Doc, Nested, Nullable } from './schema-docs';
+import { CharLength } from './validation';
+
+/*
+ * Issue 19 (lb): the console's Conversations, Leads and Bookings pages. The NATS requests extend
+ * the REST API's (GET /v1/conversations, GET /v1/leads keep their spec'd queries: these classes
+ * are only what the console sends); lead status changes are recorded with who and when.
+ */
+
+export const LEAD_NOTE_MAX = 1000;
+export const LEAD_CHANNEL_MAX = 40;
+export const LEADS_PAGE_DEFAULT = 50;
+/** Rows per leads.lead.list call while the console streams a CSV export (well under NATS's 1 MB). */
+export const LEADS_EXPORT_PAGE = 200;
+
+/** Who did something, as the caller's edge knows them (the console: the signed-in person). */
+@Doc({ name: 'ChangeActor', description: 'Who made the change: a person of the workspace (id and e-mail).' })
+export class ChangeActorView {
+  @IsIn(['person']) kind: 'person';
+  @IsUUID() id: string;
+  @IsString() @CharLength(1, 320) label: string;
+}
+
+/** chat.conversation.list as the console calls it: the REST query plus a channel filter. */
+export class ConsoleConversationsRequest extends ListConversationsRequest {
+  @Doc('Only sessions of this channel.') @IsOptional() @IsIn(CHAT_CHANNELS) channel?: ChatChannel;
+}
+
+/** leads.lead.list as the console calls it: the REST query plus filters and keyset paging. */
+export class ConsoleLeadsRequest extends ListLeadsRequest {
+  @Doc('Only leads of this score band.') @IsOptional() @IsIn(SCORE_BANDS) band?: ScoreBand;
+  @Doc('Only leads scoring at least this (0 to 100).') @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(100) minScore?: number;
+  @Doc('Only leads in this status.') @IsOptional() @IsIn(LEAD_STATUSES) status?: LeadStatus;
+  @Doc('Only leads of this channel (`api`, `widget`, `mcp`).') @IsOptional() @IsString() @CharLength(1, LEAD_CHANNEL_MAX) channel?: string;
+  @Doc('Only the lead of this session.') @IsOptional() @IsString() @CharLength(1, SESSION_ID_MAX) sessionId?: string;
+  @Doc('1 to 500; default 500 (the REST limit).') @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(500) limit?: number;
+  @Doc('Only leads older than this one in the list order (keyset paging): the `created_at` of the last lead of the previous page.')
+  @ValidateIf((o: ConsoleLeadsRequest) => o.beforeId !== undefined || o.beforeCreatedAt !== undefined)
+  @IsDefined()
+  @IsISO8601({ strict: true })
+  beforeCreatedAt?: string;
+  @Doc('With beforeCreatedAt: the `id` of the last lead of the previous page.')
+  @ValidateIf((o: ConsoleLeadsRequest) => o.beforeId !== undefined || o.beforeCreatedAt !== undefined)
+  @IsDefined()
+  @IsUUID()
+  beforeId?: string;
+}
+
+/** leads.lead.get / leads.lead.history. */
+export class LeadIdRequest {
+  @IsUUID() leadId: string;
+}
+
+/** leads.lead.update-status: the edge names the actor (never the public body). */
+export class UpdateLeadStatusRequest {
+  @IsUUID() leadId: string;
+  @IsIn(LEAD_STATUSES) status: LeadStatus;
+  @IsOptional() @IsString() @CharLength(0, LEAD_NOTE_MAX) note?: string;
+  @IsDefined() @ValidateNested() @Type(() => ChangeActorView) actor: ChangeActorView;
+}
+
+@Doc({ name: 'LeadStatusChange', description: 'One change of a lead\'s status: from, to, who, when and the note given.' })
+export class LeadStatusChangeView {
+  @IsUUID() id: string;
+  @IsUUID() lead_id: string;
+  @IsIn(LEAD_STATUSES) from_status: LeadStatus;
+  @IsIn(LEAD_STATUSES) to_status: LeadStatus;
+  @Nullable() @IsString() note: string | null;
+  @Nested(() => ChangeActorView) actor: ChangeActorView;
+  @IsISO8601() created_at: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The console's routes (apps/console, /api/workspaces/{workspaceId}/…)
+
+export class ConversationParams extends WorkspaceParams {
+  @Doc('Session id.') @IsString() @CharLength(1, SESSION_ID_MAX) sessionId: string;
+}
+
+export class LeadParams extends WorkspaceParams {
+  @IsUUID('all') leadId: string;
+}
+
+export class BookingParams extends WorkspaceParams {
+  @IsUUID('all') bookingId: string;
+}
+
+/** Query of GET …/conversations. */
+export class ConsoleConversationsQuery {
+  @Doc('Search text matched against the messages (at most 200 characters).') @IsOptional() @IsString() @CharLength(0, 200) q?: string;
+  @Doc('Only sessions of this channel.') @IsOptional() @IsIn(CHAT_CHANNELS) channel?: ChatChannel;
+  @Doc('Only sessions of this bot.') @IsOptional() @IsUUID() chatbotId?: string;
+  @ListLimit(CONVERSATIONS_LIMIT_DEFAULT) limit?: number;
+}
+
+/** Query of GET …/leads and GET …/leads/export. */
+export class ConsoleLeadsFilter {
+  @Doc('Only leads of this bot.') @IsOptional() @IsUUID() chatbotId?: string;
+  @Doc('Only leads of this score band.') @IsOptional() @IsIn(SCORE_BANDS) band?: ScoreBand;
+  @Doc('Only leads scoring at least this (0 to 100).') @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(100) minScore?: number;
+  @Doc('Only leads in this status.') @IsOptional() @IsIn(LEAD_STATUSES) status?: LeadStatus;
+  @Doc('Only leads of this channel.') @IsOptional() @IsIn(CHAT_CHANNELS) channel?: ChatChannel;
+}
+
+export class ConsoleLeadsQuery extends ConsoleLeadsFilter {
+  @Doc(`1 to 200; default ${LEADS_PAGE_DEFAULT}.`) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(200) limit?: number;
+  @Doc('The `next` cursor of the previous page.') @IsOptional() @IsString() @Matches(/^[0-9TZ:.+-]{20,35}_[0-9a-fA-F-]{36}$/) cursor?: string;
+}
+
+/** Body of POST …/leads/{leadId}/status. */
+export class ChangeLeadStatusBody {
+  @Doc('The new status.') @IsIn(LEAD_STATUSES) status: LeadStatus;
+  @Doc(`Why (at most ${LEAD_NOTE_MAX} characters).`) @IsOptional() @IsString() @CharLength(0, LEAD_NOTE_MAX) note?: string;
+}
+
+@Doc({ name: 'LeadPage', description: 'A page of leads, newest first, and the cursor of the next page (null on the last).' })
+export class LeadPageView {
+  @IsArray() @Nested(() => LeadView) data: LeadView[];
+  @Nullable() @IsString() next: string | null;
+}
+
+@Doc({ name: 'LeadDetail', description: 'A lead with its status history (newest first) and its conversation.' })
+export class LeadDetailView {
+  @Nested(() => LeadView) lead: LeadView;
+  @IsArray() @Nested(() => LeadStatusChangeView) history: LeadStatusChangeView[];
+  @IsArray() @Nested(() => ChatMessageView) messages: ChatMessageView[];
+}
+
+@Doc({ name: 'ConversationDetail', description: 'A session\'s messages (with sources and feedback) and its lead, if it became one.' })
+export class ConversationDetailView {
+  @IsString() session_id: string;
+  @IsArray() @Nested(() => ChatMessageView) messages: ChatMessageView[];
+  @Nullable() @Nested(() => LeadView) lead: LeadView | null;
+}
+
+/** Query of GET …/bookings. */
+export class ConsoleBookingsQuery {
+  @Doc('Only bookings in this state.') @IsOptional() @IsIn(BOOKING_STATUSES) status?: BookingStatus;
+  @Doc('Only bookings of this bot.') @IsOptional() @IsUUID() chatbotId?: string;
+  @ListLimit(200) limit?: number;
+}
