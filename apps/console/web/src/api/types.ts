@@ -40,3 +40,13 @@ export type WidgetSettings = Ok<WP<'/bots/{botId}/widget'>, 'get'>['data'];
 export type UpdateWidget = Body<WP<'/bots/{botId}/widget'>, 'patch'>;
 export type WidgetSecret = Created<WP<'/bots/{botId}/widget/secret'>, 'post'>['data'];
 export type Connection = Item<Ok<WP<'/connections'>, 'get'>>;
+// Issue 19 (lb): conversations, leads and bookings.
+export type Conversation = Item<Ok<WP<'/conversations'>, 'get'>>;
+export type ConversationDetail = Ok<WP<'/conversations/{sessionId}'>, 'get'>['data'];
+export type ChatMessage = ConversationDetail['messages'][number];
+export type LeadPage = Ok<WP<'/leads'>, 'get'>;
+export type Lead = LeadPage['data'][number];
+export type LeadDetail = Ok<WP<'/leads/{leadId}'>, 'get'>['data'];
+export type LeadStatusChange = LeadDetail['history'][number];
+export type Booking = Item<Ok<WP<'/bookings'>, 'get'>>;
+export type UpdateBooking = Body<WP<'/bookings/{bookingId}'>, 'patch'>;

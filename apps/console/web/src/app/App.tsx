@@ -6,6 +6,9 @@ import { useSession } from '../api/session';
 import { Loading, ErrorMessage } from '../components/Messages';
 import { AcceptInvitationPage } from '../pages/accept-invitation/AcceptInvitationPage';
 import { AuditPage } from '../pages/audit/AuditPage';
+import { BookingsPage } from '../pages/bookings/BookingsPage';
+import { ConversationsPage } from '../pages/conversations/ConversationsPage';
+import { LeadsPage } from '../pages/leads/LeadsPage';
 import { ConnectionsPage } from '../pages/connections/ConnectionsPage';
 import { ConsentPage } from '../pages/consent/ConsentPage';
 import { ConsoleLayout } from '../pages/layout/ConsoleLayout';
@@ -65,6 +68,9 @@ const router = createBrowserRouter([
           { path: 'members', element: <MembersPage /> },
           { path: 'workspace', element: <WorkspacePage /> },
           { path: 'audit', element: <AuditPage /> },
+          { path: 'conversations', element: <ConversationsPage /> },
+          { path: 'leads', element: <LeadsPage /> },
+          { path: 'bookings', element: <BookingsPage /> },
           { path: '*', element: <NotFoundPage /> },
         ],
       },

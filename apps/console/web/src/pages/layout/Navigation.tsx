@@ -8,6 +8,9 @@ const ENTRIES = [
   { to: 'members', label: 'Members' },
   { to: 'workspace', label: 'Workspace' },
   { to: 'audit', label: 'Audit log' },
+  { to: 'conversations', label: 'Conversations' },
+  { to: 'leads', label: 'Leads' },
+  { to: 'bookings', label: 'Bookings' },
 ];
 
 /** The console's sections; the current one is marked aria-current="page". */
