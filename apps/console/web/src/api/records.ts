@@ -86,11 +86,17 @@ export function useBookings(workspaceId: string, status: string) {
 }
 
 
+/**
+ * PATCH …/bookings/{id}. The list refreshes after a success; after a refusal (409) it refreshes
+ * when the person closes the dialog (`refresh`), so the row and its dialog stay while they read why.
+ */
 export function useUpdateBooking(workspaceId: string) {
   const queryClient = useQueryClient();
-  return useMutation({
+  const refresh = () => queryClient.invalidateQueries({ queryKey: recordKeys.bookings(workspaceId) });
+  const mutation = useMutation({
     mutationFn: async ({ bookingId, body }: { bookingId: string; body: UpdateBooking }) =>
       (await unwrap(api.PATCH('/workspaces/{workspaceId}/bookings/{bookingId}', { params: { path: { workspaceId, bookingId } }, body }))).data,
-    onSettled: () => queryClient.invalidateQueries({ queryKey: recordKeys.bookings(workspaceId) }),
+    onSuccess: refresh,
   });
+  return { ...mutation, refresh };
 }

@@ -24,14 +24,21 @@ interface ConfirmProps {
   /** Resolves when done; a rejection keeps the dialog open and shows the error. */
   onConfirm: () => Promise<unknown>;
   describedBy?: string;
+  /** Told when the dialog opens or closes (e.g. to refresh a list once a refusal has been read). */
+  onOpenChange?: (open: boolean) => void;
 }
 
 /** A button that asks first (alertdialog): focus moves into it, stays inside, and returns. */
-export function ConfirmButton({ trigger, title, children, confirm, dismiss = 'Cancel', tone = 'danger', triggerVariant = 'danger', onConfirm, describedBy }: ConfirmProps) {
+export function ConfirmButton({ trigger, title, children, confirm, dismiss = 'Cancel', tone = 'danger', triggerVariant = 'danger', onConfirm, describedBy, onOpenChange }: ConfirmProps) {
   const [pending, setPending] = useState(false);
   const [error, setError] = useState<unknown>(null);
   return (
-    <DialogTrigger onOpenChange={(open) => open && setError(null)}>
+    <DialogTrigger
+      onOpenChange={(open) => {
+        if (open) setError(null);
+        onOpenChange?.(open);
+      }}
+    >
       <Button className={`button button--${triggerVariant} button--small`} aria-describedby={describedBy}>
         {trigger}
       </Button>

@@ -29,25 +29,28 @@ export function BookingActions({ workspaceId, booking }: { workspaceId: string; 
   const [slot, setSlot] = useState('');
   const who = `booking-${booking.id}-visitor`;
   const send = (body: Parameters<typeof update.mutateAsync>[0]['body']) => update.mutateAsync({ bookingId: booking.id, body });
+  const refreshOnClose = (open: boolean) => {
+    if (!open && update.isError) void update.refresh();
+  };
   const pending = booking.status === 'pending';
   const active = pending || booking.status === 'confirmed';
   if (!active) return <span className="muted">—</span>;
   return (
     <div className="table__actions">
       {pending ? (
-        <ConfirmButton trigger="Confirm" title={`Confirm ${booking.name}'s booking?`} tone="default" triggerVariant="secondary" describedBy={who} onConfirm={() => send({ action: 'confirm' })}>
+        <ConfirmButton trigger="Confirm" title={`Confirm ${booking.name}'s booking?`} tone="default" triggerVariant="secondary" describedBy={who} onOpenChange={refreshOnClose} onConfirm={() => send({ action: 'confirm' })}>
           <p>The slot is blocked for this bot and the visitor gets a confirmation e-mail.</p>
         </ConfirmButton>
       ) : null}
       {pending ? (
-        <ConfirmButton trigger="Reject" title={`Reject ${booking.name}'s booking?`} describedBy={who} onConfirm={() => send({ action: 'reject', ...(rejectComment.trim() ? { rejectionComment: rejectComment } : {}) })}>
+        <ConfirmButton trigger="Reject" title={`Reject ${booking.name}'s booking?`} describedBy={who} onOpenChange={refreshOnClose} onConfirm={() => send({ action: 'reject', ...(rejectComment.trim() ? { rejectionComment: rejectComment } : {}) })}>
           <TextAreaInput label="Comment" name="rejectionComment" value={rejectComment} onChange={setRejectComment} rows={3} maxLength={500} description={COMMENT_HELP} />
         </ConfirmButton>
       ) : null}
-      <ConfirmButton trigger="Reschedule" title={`Reschedule ${booking.name}'s booking`} tone="default" triggerVariant="secondary" describedBy={who} onConfirm={() => send({ action: 'reschedule', requestedSlot: withLocalOffset(slot) })}>
+      <ConfirmButton trigger="Reschedule" title={`Reschedule ${booking.name}'s booking`} tone="default" triggerVariant="secondary" describedBy={who} onOpenChange={refreshOnClose} onConfirm={() => send({ action: 'reschedule', requestedSlot: withLocalOffset(slot) })}>
         <TextInput label="New time" type="datetime-local" name="requestedSlot" value={slot} onChange={setSlot} isRequired description="In your time zone. The visitor is e-mailed the new time." />
       </ConfirmButton>
-      <ConfirmButton trigger="Cancel" title={`Cancel ${booking.name}'s booking?`} dismiss="Keep it" confirm="Cancel booking" describedBy={who} onConfirm={() => send({ action: 'cancel', ...(cancelComment.trim() ? { cancelComment } : {}) })}>
+      <ConfirmButton trigger="Cancel" title={`Cancel ${booking.name}'s booking?`} dismiss="Keep it" confirm="Cancel booking" describedBy={who} onOpenChange={refreshOnClose} onConfirm={() => send({ action: 'cancel', ...(cancelComment.trim() ? { cancelComment } : {}) })}>
         <TextAreaInput label="Comment" name="cancelComment" value={cancelComment} onChange={setCancelComment} rows={3} maxLength={500} description={COMMENT_HELP} />
       </ConfirmButton>
     </div>

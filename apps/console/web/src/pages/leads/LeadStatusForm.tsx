@@ -22,7 +22,7 @@ export function LeadStatusForm({ workspaceId, lead }: { workspaceId: string; lea
     >
       <ErrorMessage error={change.error} title="The status was not changed." />
       <SelectInput
-        label="Status"
+        label="New status"
         id="lead-status"
         value={status}
         onChange={(v) => {
