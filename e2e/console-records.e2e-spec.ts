@@ -286,29 +286,29 @@ describe('console: the Conversations, Leads and Bookings pages in a browser (iss
     await page.getByRole('link', { name: 'Conversations', exact: true }).click();
     await page.getByRole('heading', { name: 'Conversations', level: 1 }).waitFor();
     const table = page.getByRole('region', { name: 'Conversations table' });
-    for (const id of [f.buyer, f.widget, f.smallTalk]) await table.getByRole('link', { name: `Open conversation ${id}` }).waitFor();
+    for (const id of [f.buyer, f.widget, f.smallTalk]) await table.getByRole('link', { name: `(session ${id})` }).waitFor();
 
     await page.getByLabel('Channel', { exact: true }).selectOption({ label: 'Widget' });
     await page.waitForURL(/channel=widget/);
-    await table.getByRole('link', { name: `Open conversation ${f.buyer}` }).waitFor({ state: 'detached' });
+    await table.getByRole('link', { name: `(session ${f.buyer})` }).waitFor({ state: 'detached' });
     await page.getByLabel('Channel', { exact: true }).selectOption({ label: 'All channels' });
     await page.getByLabel('Bot', { exact: true }).selectOption({ label: 'Sales' });
-    await table.getByRole('link', { name: `Open conversation ${f.smallTalk}` }).waitFor();
-    await table.getByRole('link', { name: `Open conversation ${f.buyer}` }).waitFor({ state: 'detached' });
+    await table.getByRole('link', { name: `(session ${f.smallTalk})` }).waitFor();
+    await table.getByRole('link', { name: `(session ${f.buyer})` }).waitFor({ state: 'detached' });
     await page.getByLabel('Bot', { exact: true }).selectOption({ label: 'All bots' });
 
     await page.getByLabel('Search messages').fill('premium');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.waitForURL(/q=premium/);
-    await table.getByRole('link', { name: `Open conversation ${f.smallTalk}` }).waitFor({ state: 'detached' });
-    await table.getByRole('link', { name: `Open conversation ${f.widget}` }).click();
+    await table.getByRole('link', { name: `(session ${f.smallTalk})` }).waitFor({ state: 'detached' });
+    await table.getByRole('link', { name: `(session ${f.widget})` }).click();
     const transcript = page.getByRole('list', { name: 'Transcript' });
     await transcript.getByText(QUESTION).waitFor();
     await transcript.getByText(/900 dollars/).first().waitFor();
     await transcript.getByText('Rated helpful').waitFor();
     await transcript.getByRole('link', { name: `${site.origin}/pricing` }).waitFor();
 
-    await table.getByRole('link', { name: `Open conversation ${f.buyer}` }).click();
+    await table.getByRole('link', { name: `(session ${f.buyer})` }).click();
     await transcript.getByText(BUYER).waitFor();
     await page.getByRole('complementary').getByText(/^jane@northwind\.io/).waitFor();
     await page.getByRole('link', { name: 'Open the lead' }).waitFor();
@@ -352,10 +352,6 @@ describe('console: the Conversations, Leads and Bookings pages in a browser (iss
     const rest = (await leadsOfRest(f.ws)).find((l) => l.session_id === f.buyer);
     expect(rest.status).toBe('contacted');
 
-    // The same status again: the service's 409 is shown.
-    await page.getByRole('button', { name: 'Change status' }).click();
-    await page.getByRole('alert').getByText('The lead is already contacted').waitFor();
-
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
     expect(download.suggestedFilename()).toMatch(/^leads-\d{4}-\d{2}-\d{2}\.csv$/);
     const rows: string[][] = parse(fs.readFileSync((await download.path())!, 'utf8'), { bom: true });
@@ -364,10 +360,16 @@ describe('console: the Conversations, Leads and Bookings pages in a browser (iss
     expect(rows.slice(1).map((r) => [r[col('session_id')], r[col('status')]])).toEqual([[f.buyer, 'contacted']]);
 
     await page.getByLabel('Status', { exact: true }).selectOption({ label: 'Contacted' });
+    await table.getByRole('link', { name: 'jane@northwind.io' }).waitFor();
     await page.waitForLoadState('networkidle');
     await expectNoSeriousAxeViolations(page, 'the Leads page with a lead open');
     await screenshot(page, 'leads');
     expect(br.cspViolations()).toEqual([]);
+
+    // The same status again: the service's 409 is shown.
+    await page.getByRole('button', { name: 'Change status' }).click();
+    await page.getByRole('alert').getByText('The lead is already contacted').waitFor();
+    expect((await leadsOfRest(f.ws)).find((l) => l.session_id === f.buyer).status).toBe('contacted');
   });
 
   it('Bookings: by status; Confirm in the console, then REST confirm is 409; a stale Confirm shows the 409 message; Reject and Cancel with comments; members see no actions', async () => {
@@ -417,6 +419,8 @@ describe('console: the Conversations, Leads and Bookings pages in a browser (iss
     await rowOf('Lin Chen').waitFor();
     await page.getByLabel('Status', { exact: true }).selectOption({ label: 'All statuses' });
     await rowOf('Sofia Rossi').waitFor();
+    await page.getByRole('heading', { name: 'Bookings', level: 1 }).focus();
+    await page.evaluate(`document.querySelectorAll('.table-wrap').forEach((e) => { e.scrollLeft = 0; })`);
     await page.waitForLoadState('networkidle');
     await expectNoSeriousAxeViolations(page, 'the Bookings page');
     await screenshot(page, 'bookings');

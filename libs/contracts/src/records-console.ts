@@ -1,9 +1,8 @@
 import { Type } from 'class-transformer';
 import { IsArray, IsDefined, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Matches, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
-import { BookingStatus, BOOKING_STATUSES } from './bookings';
-import { CHAT_CHANNELS, ChatChannel, ChatMessageView, ListConversationsRequest, ListLimit, SESSION_ID_MAX, CONVERSATIONS_LIMIT_DEFAULT } from './chat';
+import { CHAT_CHANNELS, ChatChannel, ChatMessageView, ListConversationsRequest, SESSION_ID_MAX } from './chat';
 import { WorkspaceParams } from './console';
-import { LEAD_STATUSES, LeadStatus, LeadView, ListLeadsRequest, SCORE_BANDS, ScoreBand } from './leads';
+import { LEAD_STATUSES, LeadStatus, LeadView, SCORE_BANDS, ScoreBand } from './leads';
 import { Doc, Nested, Nullable } from './schema-docs';
 import { CharLength } from './validation';
 
@@ -14,7 +13,6 @@ import { CharLength } from './validation';
  */
 
 export const LEAD_NOTE_MAX = 1000;
-export const LEAD_CHANNEL_MAX = 40;
 export const LEADS_PAGE_DEFAULT = 50;
 /** Rows per leads.lead.list call while the console streams a CSV export (well under NATS's 1 MB). */
 export const LEADS_EXPORT_PAGE = 200;
@@ -27,17 +25,22 @@ export class ChangeActorView {
   @IsString() @CharLength(1, 320) label: string;
 }
 
-/** chat.conversation.list as the console calls it: the REST query plus a channel filter. */
+/** chat.conversation.list as the console calls it (and the query of GET …/conversations): the REST query plus a channel filter. */
 export class ConsoleConversationsRequest extends ListConversationsRequest {
   @Doc('Only sessions of this channel.') @IsOptional() @IsIn(CHAT_CHANNELS) channel?: ChatChannel;
 }
 
-/** leads.lead.list as the console calls it: the REST query plus filters and keyset paging. */
-export class ConsoleLeadsRequest extends ListLeadsRequest {
+/** Query of GET …/leads/export (and, with paging, GET …/leads): the console's lead filters. */
+export class ConsoleLeadsFilter {
+  @Doc('Only leads of this bot.') @IsOptional() @IsUUID() chatbotId?: string;
   @Doc('Only leads of this score band.') @IsOptional() @IsIn(SCORE_BANDS) band?: ScoreBand;
   @Doc('Only leads scoring at least this (0 to 100).') @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(100) minScore?: number;
   @Doc('Only leads in this status.') @IsOptional() @IsIn(LEAD_STATUSES) status?: LeadStatus;
-  @Doc('Only leads of this channel (`api`, `widget`, `mcp`).') @IsOptional() @IsString() @CharLength(1, LEAD_CHANNEL_MAX) channel?: string;
+  @Doc('Only leads of this channel.') @IsOptional() @IsIn(CHAT_CHANNELS) channel?: ChatChannel;
+}
+
+/** leads.lead.list as the console calls it: GET /v1/leads's query (chatbotId) plus the filters, a session and keyset paging. */
+export class ConsoleLeadsRequest extends ConsoleLeadsFilter {
   @Doc('Only the lead of this session.') @IsOptional() @IsString() @CharLength(1, SESSION_ID_MAX) sessionId?: string;
   @Doc('1 to 500; default 500 (the REST limit).') @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(500) limit?: number;
   @Doc('Only leads older than this one in the list order (keyset paging): the `created_at` of the last lead of the previous page.')
@@ -91,23 +94,7 @@ export class BookingParams extends WorkspaceParams {
   @IsUUID('all') bookingId: string;
 }
 
-/** Query of GET …/conversations. */
-export class ConsoleConversationsQuery {
-  @Doc('Search text matched against the messages (at most 200 characters).') @IsOptional() @IsString() @CharLength(0, 200) q?: string;
-  @Doc('Only sessions of this channel.') @IsOptional() @IsIn(CHAT_CHANNELS) channel?: ChatChannel;
-  @Doc('Only sessions of this bot.') @IsOptional() @IsUUID() chatbotId?: string;
-  @ListLimit(CONVERSATIONS_LIMIT_DEFAULT) limit?: number;
-}
-
-/** Query of GET …/leads and GET …/leads/export. */
-export class ConsoleLeadsFilter {
-  @Doc('Only leads of this bot.') @IsOptional() @IsUUID() chatbotId?: string;
-  @Doc('Only leads of this score band.') @IsOptional() @IsIn(SCORE_BANDS) band?: ScoreBand;
-  @Doc('Only leads scoring at least this (0 to 100).') @IsOptional() @Type(() => Number) @IsInt() @Min(0) @Max(100) minScore?: number;
-  @Doc('Only leads in this status.') @IsOptional() @IsIn(LEAD_STATUSES) status?: LeadStatus;
-  @Doc('Only leads of this channel.') @IsOptional() @IsIn(CHAT_CHANNELS) channel?: ChatChannel;
-}
-
+/** Query of GET …/leads. */
 export class ConsoleLeadsQuery extends ConsoleLeadsFilter {
   @Doc(`1 to 200; default ${LEADS_PAGE_DEFAULT}.`) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(200) limit?: number;
   @Doc('The `next` cursor of the previous page.') @IsOptional() @IsString() @Matches(/^[0-9TZ:.+-]{20,35}_[0-9a-fA-F-]{36}$/) cursor?: string;
@@ -137,11 +124,4 @@ export class ConversationDetailView {
   @IsString() session_id: string;
   @IsArray() @Nested(() => ChatMessageView) messages: ChatMessageView[];
   @Nullable() @Nested(() => LeadView) lead: LeadView | null;
-}
-
-/** Query of GET …/bookings. */
-export class ConsoleBookingsQuery {
-  @Doc('Only bookings in this state.') @IsOptional() @IsIn(BOOKING_STATUSES) status?: BookingStatus;
-  @Doc('Only bookings of this bot.') @IsOptional() @IsUUID() chatbotId?: string;
-  @ListLimit(200) limit?: number;
 }

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Param, Patch, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { BookingParams, BookingView, ConsoleBookingsQuery, UpdateBookingBody, WorkspaceParams } from '@sa/contracts';
+import { BookingParams, BookingView, ListBookingsRequest, UpdateBookingBody, WorkspaceParams } from '@sa/contracts';
 import { dto } from '@sa/edge';
 import { RpcClient } from '@sa/messaging';
 import { ConsoleAudit } from '../audit/console-audit';
@@ -28,9 +28,9 @@ export class BookingsController {
   async list(
     @ConsoleCaller() caller: ConsoleCallerInfo,
     @Param(dto(WorkspaceParams, 'path')) _params: WorkspaceParams,
-    @Query(dto(ConsoleBookingsQuery, 'query')) query: ConsoleBookingsQuery,
+    @Query(dto(ListBookingsRequest, 'query')) query: ListBookingsRequest,
   ): Promise<{ data: BookingView[] }> {
-    return { data: await this.rpc.send('bookings.booking.list', { status: query.status, chatbotId: query.chatbotId, limit: query.limit }, workspaceOf(caller).ctx) };
+    return { data: await this.rpc.send('bookings.booking.list', query, workspaceOf(caller).ctx) };
   }
 
   @Patch(':bookingId')

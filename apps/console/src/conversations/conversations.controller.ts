@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { CONVERSATIONS_LIMIT_DEFAULT, ConsoleConversationsQuery, ConversationDetailView, ConversationParams, ConversationView, WorkspaceParams } from '@sa/contracts';
+import { ConsoleConversationsRequest, ConversationDetailView, ConversationParams, ConversationView, WorkspaceParams } from '@sa/contracts';
 import { dto } from '@sa/edge';
 import { NotFound } from '@sa/errors';
 import { RpcClient } from '@sa/messaging';
@@ -24,10 +24,9 @@ export class ConversationsController {
   async list(
     @ConsoleCaller() caller: ConsoleCallerInfo,
     @Param(dto(WorkspaceParams, 'path')) _params: WorkspaceParams,
-    @Query(dto(ConsoleConversationsQuery, 'query')) query: ConsoleConversationsQuery,
+    @Query(dto(ConsoleConversationsRequest, 'query')) query: ConsoleConversationsRequest,
   ): Promise<{ data: ConversationView[] }> {
-    const req = { q: query.q, channel: query.channel, chatbotId: query.chatbotId, limit: query.limit ?? CONVERSATIONS_LIMIT_DEFAULT };
-    return { data: await this.rpc.send('chat.conversation.list', req, workspaceOf(caller).ctx) };
+    return { data: await this.rpc.send('chat.conversation.list', query, workspaceOf(caller).ctx) };
   }
 
   @Get(':sessionId')

@@ -2855,7 +2855,7 @@ export interface operations {
                 chatbotId?: string;
                 /** @description Maximum number of items, 1 to 200 (default 50). */
                 limit?: number;
-                /** @description Search text matched against the messages (at most 200 characters). */
+                /** @description Search text matched against the messages, at most 200 characters. */
                 q?: string;
             };
             header?: never;

@@ -45,9 +45,7 @@ export function BookingsPage() {
                   <th scope="col">Visitor</th>
                   <th scope="col">Requested time</th>
                   <th scope="col">Status</th>
-                  <th scope="col">Bot</th>
                   <th scope="col">Notes</th>
-                  <th scope="col">Received</th>
                   {canManage ? <th scope="col">Actions</th> : null}
                 </tr>
               </thead>
@@ -56,9 +54,8 @@ export function BookingsPage() {
                   <tr key={b.id}>
                     <th scope="row" className="table__name">
                       <span id={`booking-${b.id}-visitor`}>{b.name}</span>
-                      <span className="block muted small">
-                        {b.email} · {b.phone}
-                      </span>
+                      <span className="block muted small">{b.email}</span>
+                      <span className="block muted small">{b.phone}</span>
                     </th>
                     <td>
                       <DateTime value={b.requested_slot} empty="Not given" />
@@ -68,10 +65,11 @@ export function BookingsPage() {
                       {capitalise(b.status)}
                       {b.rejection_comment ? <span className="block muted small">{b.rejection_comment}</span> : null}
                     </td>
-                    <td>{b.chatbot_id ? botName(b.chatbot_id, bots.data ?? []) : '—'}</td>
-                    <td className="table__notes">{b.notes ?? <span className="muted">—</span>}</td>
-                    <td>
-                      <DateTime value={b.created_at} />
+                    <td className="table__notes">
+                      {b.notes ?? <span className="muted">—</span>}
+                      <span className="block muted small">
+                        {b.chatbot_id ? `${botName(b.chatbot_id, bots.data ?? [])} · ` : ''}received <DateTime value={b.created_at} />
+                      </span>
                     </td>
                     {canManage ? (
                       <td>

@@ -94,8 +94,9 @@ export function ConversationsPage() {
                   {sessions.data.map((c) => (
                     <tr key={c.session_id} aria-current={c.session_id === selected ? 'true' : undefined}>
                       <th scope="row" className="table__name">
-                        <Link to={sessionHref(c.session_id)} aria-label={`Open conversation ${c.session_id}`}>
-                          {c.preview || c.session_id}
+                        <Link to={sessionHref(c.session_id)}>
+                          {c.preview || 'No messages'}
+                          <span className="visually-hidden"> (session {c.session_id})</span>
                         </Link>
                       </th>
                       <td>{channelName(c.channel)}</td>

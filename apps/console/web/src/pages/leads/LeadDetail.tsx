@@ -103,10 +103,10 @@ export function LeadDetail({ workspaceId, leadId, canManage }: { workspaceId: st
               <LeadStatusForm key={lead.id} workspaceId={workspaceId} lead={lead} />
             </>
           ) : null}
-          <h3 className="subheading">Status history</h3>
-          <History changes={history} />
         </div>
       </div>
+      <h3 className="subheading">Status history</h3>
+      <History changes={history} />
       <h3 className="subheading">Transcript</h3>
       <Transcript messages={messages} label="Lead transcript" />
     </Section>
