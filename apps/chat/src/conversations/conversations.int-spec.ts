@@ -288,6 +288,21 @@ describe('listSessions', () => {
     expect(await ids({ tenantId, botIds: [], limit: 50 })).toEqual([]);
   });
 
+  it('filters by channel (the console), alone and with the bot and search filters', async () => {
+    const tenantId = randomUUID();
+    const bot = randomUUID();
+    await turn({ tenantId, chatbotId: bot, sessionId: 'web', channel: 'widget', question: 'shipping to Kenya' });
+    await turn({ tenantId, chatbotId: bot, sessionId: 'api', channel: 'api', question: 'shipping to Ghana' });
+    await turn({ tenantId, chatbotId: null, sessionId: 'agent', channel: 'mcp', question: 'refund policy' });
+    const ids = async (q: Omit<Parameters<ConversationsRepository['listSessions']>[0], 'tenantId' | 'limit'>) =>
+      (await conversations.listSessions({ tenantId, limit: 50, ...q })).map((c) => c.session_id).sort();
+    expect(await ids({ channel: 'widget' })).toEqual(['web']);
+    expect(await ids({ channel: 'mcp' })).toEqual(['agent']);
+    expect(await ids({ channel: 'api', chatbotId: bot, q: 'shipping' })).toEqual(['api']);
+    expect(await ids({ channel: 'mcp', chatbotId: bot })).toEqual([]);
+    expect(await ids({ q: 'shipping' })).toEqual(['api', 'web']);
+  });
+
   it('never shows another workspace', async () => {
     const a = randomUUID();
     const b = randomUUID();
