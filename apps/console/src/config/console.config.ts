@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { commonConfig, env, parseConfig } from '@sa/config';
 import { edgeConfig } from '@sa/edge';
+import { LEADS_EXPORT_PAGE } from '@sa/contracts';
 
 /** An http(s) URL without a path, query or fragment: the origin people open the console at. */
 function publicUrl(name: string) {
@@ -81,6 +82,8 @@ export const loadConsoleConfig = (source: Record<string, string | undefined> = p
       signInMaxFailuresPerAddress: env.int('CONSOLE_SIGNIN_MAX_FAILURES_PER_ADDRESS', 20, { min: 1 }),
       signInFailureWindowSeconds: env.int('CONSOLE_SIGNIN_FAILURE_WINDOW_SECONDS', 900, { min: 1, max: 86400 }),
       throttlePrefix: env.str('CONSOLE_THROTTLE_PREFIX', 'sa:console:'),
+      /** Leads per leads.lead.list call while streaming a CSV export (each reply well under NATS's 1 MB). */
+      leadsExportPage: env.int('CONSOLE_LEADS_EXPORT_PAGE', LEADS_EXPORT_PAGE, { min: 10, max: 500 }),
       /** Password-reset requests: e-mails per account, and requests per client address, within the window. */
       passwordResetMaxPerAccount: env.int('CONSOLE_PASSWORD_RESET_MAX_PER_ACCOUNT', 3, { min: 1 }),
       passwordResetMaxPerAddress: env.int('CONSOLE_PASSWORD_RESET_MAX_PER_ADDRESS', 20, { min: 1 }),

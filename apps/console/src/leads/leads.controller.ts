@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Header, HttpCode, Param, Post, Query, StreamableFile } from '@nestjs/common';
+import { Body, Controller, Get, Header, HttpCode, Inject, Param, Post, Query, StreamableFile } from '@nestjs/common';
 import { ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import {
   CallerContext,
@@ -6,7 +6,6 @@ import {
   ConsoleLeadsFilter,
   ConsoleLeadsQuery,
   ConsoleLeadsRequest,
-  LEADS_EXPORT_PAGE,
   LEADS_PAGE_DEFAULT,
   LeadDetailView,
   LeadPageView,
@@ -18,6 +17,7 @@ import { dto } from '@sa/edge';
 import { RpcClient } from '@sa/messaging';
 import { ConsoleAudit } from '../audit/console-audit';
 import { ConsoleCaller, ConsoleCallerInfo, ConsoleRoute, workspaceOf } from '../auth/console-route.decorator';
+import { CONSOLE_CONFIG, ConsoleConfig } from '../config/console.config';
 import { ApiConsoleErrors, ApiData, ApiView } from '../openapi/console-responses';
 import { leadsCsv } from './leads-csv';
 
@@ -46,6 +46,7 @@ export class LeadsController {
   constructor(
     private readonly rpc: RpcClient,
     private readonly audit: ConsoleAudit,
+    @Inject(CONSOLE_CONFIG) private readonly config: ConsoleConfig,
   ) {}
 
   @Get()
@@ -84,10 +85,10 @@ export class LeadsController {
   ): Promise<StreamableFile> {
     const { ctx, workspace } = workspaceOf(caller);
     const page = (before: LeadView | null) =>
-      this.rpc.send('leads.lead.list', { ...filterOf(query), ...(before ? { beforeCreatedAt: before.created_at, beforeId: before.id } : {}), limit: LEADS_EXPORT_PAGE }, ctx);
+      this.rpc.send('leads.lead.list', { ...filterOf(query), ...(before ? { beforeCreatedAt: before.created_at, beforeId: before.id } : {}), limit: this.config.leadsExportPage }, ctx);
     // The first page and the bot names before any byte is sent: a bad filter is still a clean 4xx.
     const [first, names] = await Promise.all([page(null), this.botNames(ctx)]);
-    const stream = leadsCsv(first, page, LEADS_EXPORT_PAGE, (id) => (id ? (names.get(id) ?? id) : ''));
+    const stream = leadsCsv(first, page, this.config.leadsExportPage, (id) => (id ? (names.get(id) ?? id) : ''));
     const day = new Date().toISOString().slice(0, 10);
     await this.audit.record(caller, 'leads.exported', 'workspace', workspace.id, { filters: filterOf(query) });
     return new StreamableFile(stream, { type: 'text/csv; charset=utf-8', disposition: `attachment; filename="leads-${day}.csv"` });
