@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { parse } from 'csv-parse/sync';
 import type { Page } from 'playwright-core';
-import { admin, createUser } from './support/admin';
+import { admin } from './support/admin';
 import { client, request } from './support/api';
 import { waitFor } from './support/apps';
 import { expectNoSeriousAxeViolations, screenshot, useBrowser } from './support/browser';
-import { ConsoleClient } from './support/console';
+import { signInPage, workspacePeople, WorkspacePeople } from './support/console';
 import { TestWorkspace, uniqueName } from './support/fixtures';
 import { postSse } from './support/sse';
 import { e2eState } from './support/state';
@@ -33,14 +33,10 @@ afterAll(async () => {
   await site?.close();
 });
 
-interface Fixture {
+interface Fixture extends WorkspacePeople {
   ws: TestWorkspace;
   bot: string;
   otherBot: string;
-  owner: ConsoleClient;
-  admin: ConsoleClient;
-  member: ConsoleClient;
-  emails: { owner: string; admin: string; member: string };
   /** Sessions: an API chat that became a hot lead, a widget chat with a source, a small-talk API chat. */
   buyer: string;
   widget: string;
@@ -61,15 +57,7 @@ const widgetPost = (bot: string, route: string, body: unknown) => request('POST'
 async function fixture(named: boolean): Promise<Fixture> {
   const ws = await workspace(named ? 'Acme Support' : null);
   const tag = randomBytes(4).toString('hex');
-  const emails = named
-    ? { owner: 'olivia.owner@acme.example', admin: 'ada.admin@acme.example', member: 'max.member@acme.example' }
-    : { owner: `owner-${tag}@example.com`, admin: `admin-${tag}@example.com`, member: `member-${tag}@example.com` };
-  const clients: Record<string, ConsoleClient> = {};
-  for (const role of ['owner', 'admin', 'member'] as const) {
-    await createUser(ws.id, emails[role], role, PASSWORD);
-    clients[role] = new ConsoleClient();
-    expect((await clients[role]!.signIn(emails[role], PASSWORD)).status).toBe(200);
-  }
+  const people = await workspacePeople(ws.id, PASSWORD, named);
   const bot = (await ws.api.post('/bots', { name: named ? 'Front desk' : uniqueName('Front desk'), language: 'en' })).body.data.id as string;
   const otherBot = (await ws.api.post('/bots', { name: named ? 'Sales' : uniqueName('Sales'), language: 'en' })).body.data.id as string;
   const kb = await ws.api.post('/kb/ingest', { title: 'Pricing', url: `${site.origin}/pricing`, chatbotId: bot });
@@ -100,7 +88,7 @@ async function fixture(named: boolean): Promise<Fixture> {
     expect(bk.status).toBe(201);
     bookings.push({ id: bk.body.data.id, name });
   }
-  return { ws, bot, otherBot, owner: clients['owner']!, admin: clients['admin']!, member: clients['member']!, emails, buyer, widget, smallTalk, formLead: form.body.data.id, bookings };
+  return { ws, bot, otherBot, ...people, buyer, widget, smallTalk, formLead: form.body.data.id, bookings };
 }
 
 const leadsOfRest = async (ws: TestWorkspace): Promise<any[]> => (await ws.api.get('/leads')).body.data;
@@ -272,18 +260,17 @@ describe('console: the Conversations, Leads and Bookings pages in a browser (iss
     f = await fixture(true);
   }, 120000);
 
-  async function signIn(page: Page, email: string): Promise<void> {
-    await page.goto(`${s.consoleUrl}/sign-in`);
-    await page.getByLabel('Email', { exact: true }).fill(email);
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('link', { name: 'Conversations', exact: true }).waitFor({ timeout: 15000 });
+  /** Signs in and opens the page of this workspace (the screenshot's people may belong to other files' workspaces too). */
+  async function open(page: Page, email: string, section: string, link: string): Promise<void> {
+    await signInPage(page, email, PASSWORD);
+    await page.goto(`${s.consoleUrl}/w/${f.ws.id}/tokens`);
+    await page.getByRole('link', { name: link, exact: true }).click();
+    await page.waitForURL(`${s.consoleUrl}/w/${f.ws.id}/${section}`);
   }
 
   it('Conversations: search, channel and bot filters, a transcript with its sources and feedback beside its lead', async () => {
     const page = br.page();
-    await signIn(page, f.emails.member);
-    await page.getByRole('link', { name: 'Conversations', exact: true }).click();
+    await open(page, f.emails.member, 'conversations', 'Conversations');
     await page.getByRole('heading', { name: 'Conversations', level: 1 }).waitFor();
     const table = page.getByRole('region', { name: 'Conversations table' });
     for (const id of [f.buyer, f.widget, f.smallTalk]) await table.getByRole('link', { name: `(session ${id})` }).waitFor();
@@ -320,8 +307,7 @@ describe('console: the Conversations, Leads and Bookings pages in a browser (iss
 
   it('Leads: filters, a lead\'s detail, "Change status" visible through GET /v1/leads with who and when, "Export CSV" downloads a CSV that parses', async () => {
     const page = br.page();
-    await signIn(page, f.emails.admin);
-    await page.getByRole('link', { name: 'Leads', exact: true }).click();
+    await open(page, f.emails.admin, 'leads', 'Leads');
     await page.getByRole('heading', { name: 'Leads', level: 1 }).waitFor();
     const table = page.getByRole('region', { name: 'Leads table' });
     await table.getByRole('link', { name: 'jane@northwind.io' }).waitFor();
@@ -374,8 +360,7 @@ describe('console: the Conversations, Leads and Bookings pages in a browser (iss
 
   it('Bookings: by status; Confirm in the console, then REST confirm is 409; a stale Confirm shows the 409 message; Reject and Cancel with comments; members see no actions', async () => {
     const page = br.page();
-    await signIn(page, f.emails.admin);
-    await page.getByRole('link', { name: 'Bookings', exact: true }).click();
+    await open(page, f.emails.admin, 'bookings', 'Bookings');
     await page.getByRole('heading', { name: 'Bookings', level: 1 }).waitFor();
     const table = page.getByRole('region', { name: 'Bookings table' });
     const rowOf = (name: string) => table.getByRole('row').filter({ has: page.getByRole('rowheader', { name: new RegExp(`^${name}`) }) });
@@ -427,8 +412,7 @@ describe('console: the Conversations, Leads and Bookings pages in a browser (iss
     expect(br.cspViolations()).toEqual([]);
 
     const member = await (await br.newContext()).newPage();
-    await signIn(member, f.emails.member);
-    await member.goto(`${s.consoleUrl}/w/${f.ws.id}/bookings`);
+    await open(member, f.emails.member, 'bookings', 'Bookings');
     await member.getByRole('region', { name: 'Bookings table' }).getByText('Lin Chen').waitFor();
     for (const name of ['Confirm', 'Reject', 'Reschedule', 'Cancel']) expect([name, await member.getByRole('button', { name, exact: true }).count()]).toEqual([name, 0]);
     await expectNoSeriousAxeViolations(member, 'the Bookings page (member)');

@@ -1,12 +1,12 @@
-import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
-import { admin, createUser } from './support/admin';
+import { admin } from './support/admin';
 import { client, request } from './support/api';
 import { waitFor } from './support/apps';
 import { expectNoSeriousAxeViolations, screenshot, useBrowser } from './support/browser';
-import { ConsoleClient } from './support/console';
+import { signInPage, workspacePeople, WorkspacePeople } from './support/console';
 import { newWorkspace, TestWorkspace, uniqueName } from './support/fixtures';
 import { e2eState } from './support/state';
 
@@ -21,13 +21,9 @@ const s = e2eState();
 const PASSWORD = 'correct horse battery staple';
 const WIDGET_SECRET = /wsk_[A-Za-z0-9_-]{43}/;
 
-interface People {
+interface People extends WorkspacePeople {
   ws: TestWorkspace;
   bot: string;
-  owner: ConsoleClient;
-  admin: ConsoleClient;
-  member: ConsoleClient;
-  emails: { owner: string; admin: string; member: string };
 }
 
 async function namedWorkspace(name: string): Promise<TestWorkspace> {
@@ -39,19 +35,10 @@ async function namedWorkspace(name: string): Promise<TestWorkspace> {
 /** A workspace with an owner, an admin and a member signed in, and a bot; `named` gives the screenshot's fixed names. */
 async function workspaceWithPeople(named = false): Promise<People> {
   const ws = named ? await namedWorkspace('Acme Support') : await newWorkspace(['--plan', 'scale']);
-  const tag = randomBytes(4).toString('hex');
-  const emails = named
-    ? { owner: 'olivia.owner@acme.example', admin: 'ada.admin@acme.example', member: 'max.member@acme.example' }
-    : { owner: `owner-${tag}@example.com`, admin: `admin-${tag}@example.com`, member: `member-${tag}@example.com` };
-  const clients: Record<string, ConsoleClient> = {};
-  for (const role of ['owner', 'admin', 'member'] as const) {
-    await createUser(ws.id, emails[role], role, PASSWORD);
-    clients[role] = new ConsoleClient();
-    expect((await clients[role]!.signIn(emails[role], PASSWORD)).status).toBe(200);
-  }
+  const people = await workspacePeople(ws.id, PASSWORD, named);
   const created = await ws.api.post('/bots', { name: named ? 'Front desk' : uniqueName('Front desk'), language: 'en' });
   expect(created.status).toBe(201);
-  return { ws, bot: created.body.data.id, owner: clients['owner']!, admin: clients['admin']!, member: clients['member']!, emails };
+  return { ws, bot: created.body.data.id, ...people };
 }
 
 describe('console: the Widget API (issue 18)', () => {
@@ -241,12 +228,11 @@ describe('console: the Widget page in a browser (issue 18)', () => {
   const pageText = (page: Page) =>
     page.evaluate(`(() => [document.body.innerText, ...Array.from(document.querySelectorAll('input, textarea')).map((e) => e.value)].join('\\n'))()`) as Promise<string>;
 
+  /** Signs in and opens this workspace (the screenshot's people may belong to other files' workspaces too). */
   async function signIn(page: Page, email: string): Promise<void> {
-    await page.goto(`${s.consoleUrl}/sign-in`);
-    await page.getByLabel('Email', { exact: true }).fill(email);
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('link', { name: 'Widget', exact: true }).waitFor({ timeout: 15000 });
+    await signInPage(page, email, PASSWORD);
+    await page.goto(`${s.consoleUrl}/w/${p.ws.id}/tokens`);
+    await page.getByRole('link', { name: 'Widget', exact: true }).waitFor();
   }
 
   it('an owner opens "Widget": the snippet with "Copy snippet", saves allowed origins (a bad one is shown next to the field), the look, and rotates the secret (shown once with "Copy secret")', async () => {

@@ -1,4 +1,7 @@
+import { randomBytes } from 'node:crypto';
 import { connect, NatsConnection, Subscription } from 'nats';
+import type { Page } from 'playwright-core';
+import { createUser } from './admin';
 import { e2eState } from './state';
 
 export interface ConsoleResponse<T = any> {
@@ -114,4 +117,39 @@ export function tokenOfLink(body: string, path: string): string {
   const m = new RegExp(`${path.replace(/[/.]/g, '\\$&')}#token=([A-Za-z0-9_-]+)`).exec(body);
   if (!m) throw new Error(`no ${path}#token= link in: ${body}`);
   return m[1];
+}
+
+export interface WorkspacePeople {
+  owner: ConsoleClient;
+  admin: ConsoleClient;
+  member: ConsoleClient;
+  emails: { owner: string; admin: string; member: string };
+}
+
+/**
+ * An owner, an admin and a member of the workspace, each signed in to the console's API. `named`
+ * gives the fixed addresses the README screenshots show; otherwise they are unique.
+ */
+export async function workspacePeople(workspaceId: string, password: string, named = false): Promise<WorkspacePeople> {
+  const tag = randomBytes(4).toString('hex');
+  const emails = named
+    ? { owner: 'olivia.owner@acme.example', admin: 'ada.admin@acme.example', member: 'max.member@acme.example' }
+    : { owner: `owner-${tag}@example.com`, admin: `admin-${tag}@example.com`, member: `member-${tag}@example.com` };
+  const clients: Record<string, ConsoleClient> = {};
+  for (const role of ['owner', 'admin', 'member'] as const) {
+    await createUser(workspaceId, emails[role], role, password);
+    clients[role] = new ConsoleClient();
+    const res = await clients[role]!.signIn(emails[role], password);
+    if (res.status !== 200) throw new Error(`signing in ${emails[role]} failed: ${res.status} ${res.text}`);
+  }
+  return { owner: clients['owner']!, admin: clients['admin']!, member: clients['member']!, emails };
+}
+
+/** Signs in on the console's sign-in page, as a person does, and waits for the console's navigation. */
+export async function signInPage(page: Page, email: string, password: string, consoleUrl = e2eState().consoleUrl): Promise<void> {
+  await page.goto(`${consoleUrl}/sign-in`);
+  await page.getByLabel('Email', { exact: true }).fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Console' }).waitFor({ timeout: 15000 });
 }
