@@ -358,7 +358,7 @@ describe('console: the Conversations, Leads and Bookings pages in a browser (iss
     expect((await leadsOfRest(f.ws)).find((l) => l.session_id === f.buyer).status).toBe('contacted');
   });
 
-  it('Bookings: by status; Confirm in the console, then REST confirm is 409; a stale Confirm shows the 409 message; Reject and Cancel with comments; members see no actions', async () => {
+  it('Bookings: by status; Confirm in the console, then REST confirm is 409; a stale Confirm shows the 409 message; Cancel with a comment; Reschedule; members see no actions', async () => {
     const page = br.page();
     await open(page, f.emails.admin, 'bookings', 'Bookings');
     await page.getByRole('heading', { name: 'Bookings', level: 1 }).waitFor();
@@ -410,6 +410,16 @@ describe('console: the Conversations, Leads and Bookings pages in a browser (iss
     await expectNoSeriousAxeViolations(page, 'the Bookings page');
     await screenshot(page, 'bookings');
     expect(br.cspViolations()).toEqual([]);
+
+    // Reschedule Lin's confirmed booking: the new time (the browser's zone, UTC here) is sent with its offset.
+    await rowOf('Lin Chen').getByRole('button', { name: 'Reschedule' }).click();
+    dialog = page.getByRole('alertdialog');
+    await dialog.getByLabel(/^New time/).fill('2027-04-01T09:30');
+    await dialog.getByRole('button', { name: 'Reschedule' }).click();
+    await dialog.waitFor({ state: 'hidden' });
+    const moved = (await f.ws.api.get(`/bookings/${lin!.id}`)).body.data;
+    expect(Date.parse(moved.requested_slot)).toBe(Date.parse('2027-04-01T09:30:00Z'));
+    await rowOf('Lin Chen').locator(`time[datetime="${moved.requested_slot}"]`).waitFor();
 
     const member = await (await br.newContext()).newPage();
     await open(member, f.emails.member, 'bookings', 'Bookings');
