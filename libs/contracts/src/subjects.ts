@@ -1,6 +1,7 @@
 import { EmailView, ListEmailsRequest } from './booking-mail';
 import { BookingIdRequest, BookingView, CreateBookingRequest, ListBookingsRequest, UpdateBookingRequest } from './bookings';
-import { BotView, CreateBotRequest, CreatedBotView, ListBotsRequest } from './bots';
+import { AnalyticsQuestionsRequest, AnalyticsQuestionsView } from './analytics';
+import { BotView, CreateBotRequest, CreatedBotView, ListBotsRequest, UpdateBotRequest } from './bots';
 import { LeadView, ListLeadsRequest } from './leads';
 import {
   FeedbackRequest,
@@ -133,6 +134,9 @@ export const RPC = {
   'bookings.email.send': rpc<SendPersonEmailRequest, SendPersonEmailReply>(SendPersonEmailRequest, false),
   // Answered by the console (queue group `console`), owner of OAuth connections (issue 17).
   'console.connection.verify': rpc<VerifyConnectionTokenRequest, VerifyConnectionTokenReply>(VerifyConnectionTokenRequest, false),
+  // Issue 19 (ba): bot settings and the Analytics page's question insights.
+  'bots.bot.update': rpc<UpdateBotRequest, BotView>(UpdateBotRequest),
+  'chat.analytics.questions': rpc<AnalyticsQuestionsRequest, AnalyticsQuestionsView>(AnalyticsQuestionsRequest),
 } as const;
 
 export type RpcSubject = keyof typeof RPC;

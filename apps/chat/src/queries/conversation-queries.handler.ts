@@ -1,6 +1,6 @@
 import { Controller } from '@nestjs/common';
 import { BotAccess, enforceBotAccess, visibleBots } from '@sa/bot-access';
-import { AnalyticsRequest, AnalyticsView, CONVERSATIONS_LIMIT_DEFAULT, CallerContext, ChatMessageView, ConversationMessagesRequest, ConversationView, ListConversationsRequest } from '@sa/contracts';
+import { AnalyticsQuestionsRequest, AnalyticsQuestionsView, AnalyticsRequest, AnalyticsView, CONVERSATIONS_LIMIT_DEFAULT, CallerContext, ChatMessageView, ConversationMessagesRequest, ConversationView, ListConversationsRequest } from '@sa/contracts';
 import { NotFound } from '@sa/errors';
 import { RpcClient, RpcHandler } from '@sa/messaging';
 import { AnalyticsRepository } from '../analytics/analytics.repository';
@@ -47,6 +47,14 @@ export class ConversationQueriesHandler {
     enforceBotAccess(ctx, BotAccess.MustName, req.chatbotId);
     if (req.chatbotId) await this.checkBot(ctx, req.chatbotId);
     return this.analytics.summary({ tenantId: ctx.tenantId, chatbotId: req.chatbotId, botIds: visibleBots(ctx) });
+  }
+
+  /** Issue 19: top and unanswered questions for the console's Analytics page (the same bot rules as the summary). */
+  @RpcHandler('chat.analytics.questions')
+  async questions(req: AnalyticsQuestionsRequest, ctx: CallerContext): Promise<AnalyticsQuestionsView> {
+    enforceBotAccess(ctx, BotAccess.MustName, req.chatbotId);
+    if (req.chatbotId) await this.checkBot(ctx, req.chatbotId);
+    return this.analytics.questions({ tenantId: ctx.tenantId, chatbotId: req.chatbotId, botIds: visibleBots(ctx), days: req.days });
   }
 
   /** A named bot must be a bot of the caller's workspace (404). */
