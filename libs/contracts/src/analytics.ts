@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsArray, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Max, Min } from 'class-validator';
-import { ONLY_THIS_BOT } from './knowledge';
+import { KB_QA_ANSWER_MAX, KB_QA_QUESTION_MAX, ONLY_THIS_BOT } from './knowledge';
 import { Doc, Nested } from './schema-docs';
 import { CharLength, NotBlank } from './validation';
 
@@ -56,13 +56,10 @@ export class AnalyticsQuestionsView {
   @IsArray() @Nested(() => AskedQuestionView) unanswered: AskedQuestionView[];
 }
 
-export const QA_QUESTION_MAX = 300;
-export const QA_ANSWER_MAX = 4000;
-
 /** Body of the console's POST …/analytics/answers: "Add an answer" to an unanswered question. */
 @Doc({ name: 'AddAnswer', description: 'Creates a Q&A knowledge document (`source_type: qa`) that answers the question from the next chat on.' })
 export class AddAnswerBody {
-  @Doc(`1 to ${QA_QUESTION_MAX} characters.`) @IsString() @CharLength(1, QA_QUESTION_MAX) @NotBlank() question: string;
-  @Doc(`1 to ${QA_ANSWER_MAX} characters.`) @IsString() @CharLength(1, QA_ANSWER_MAX) @NotBlank() answer: string;
+  @Doc(`1 to ${KB_QA_QUESTION_MAX} characters.`) @IsString() @CharLength(1, KB_QA_QUESTION_MAX) @NotBlank() question: string;
+  @Doc(`1 to ${KB_QA_ANSWER_MAX} characters.`) @IsString() @CharLength(1, KB_QA_ANSWER_MAX) @NotBlank() answer: string;
   @Doc('Only this bot answers with it; omitted: every bot of the workspace.') @IsOptional() @IsUUID('all') chatbot_id?: string;
 }
