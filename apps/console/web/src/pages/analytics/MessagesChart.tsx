@@ -1,0 +1,57 @@
+import { useMemo } from 'react';
+import type { Analytics } from '../../api/types';
+import { ChartCanvas } from './ChartCanvas';
+
+const USER = '#1a5fcc';
+const ASSISTANT = '#0f7b5f';
+
+/** Visitor and bot messages per UTC day, as a line chart and as a table. */
+export function MessagesChart({ daily }: { daily: Analytics['daily'] }) {
+  const config = useMemo(
+    () => ({
+      type: 'line' as const,
+      data: {
+        labels: daily.map((d) => d.day.slice(5)),
+        datasets: [
+          { label: 'Visitor messages', data: daily.map((d) => d.user_messages), borderColor: USER, backgroundColor: USER, tension: 0.2 },
+          { label: 'Bot replies', data: daily.map((d) => d.assistant_messages), borderColor: ASSISTANT, backgroundColor: ASSISTANT, tension: 0.2, borderDash: [6, 3] },
+        ],
+      },
+      options: { scales: { y: { beginAtZero: true, ticks: { precision: 0 } } } },
+    }),
+    [daily],
+  );
+  const users = daily.reduce((n, d) => n + d.user_messages, 0);
+  const replies = daily.reduce((n, d) => n + d.assistant_messages, 0);
+  return (
+    <figure className="figure" aria-labelledby="messages-chart-caption">
+      <ChartCanvas config={config} label={`Messages per day: ${users} visitor messages and ${replies} bot replies from ${daily[0]?.day ?? ''} to ${daily.at(-1)?.day ?? ''}.`} />
+      <figcaption id="messages-chart-caption">
+        Messages per day (UTC): {users} visitor messages, {replies} bot replies.
+      </figcaption>
+      <details className="figure__table">
+        <summary>Messages per day as a table</summary>
+        <div className="table-wrap" tabIndex={0} role="region" aria-label="Messages per day table">
+          <table className="table">
+            <thead>
+              <tr>
+                <th scope="col">Day</th>
+                <th scope="col">Visitor messages</th>
+                <th scope="col">Bot replies</th>
+              </tr>
+            </thead>
+            <tbody>
+              {daily.map((d) => (
+                <tr key={d.day}>
+                  <th scope="row">{d.day}</th>
+                  <td>{d.user_messages}</td>
+                  <td>{d.assistant_messages}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </details>
+    </figure>
+  );
+}
