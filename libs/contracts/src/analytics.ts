@@ -11,8 +11,6 @@ import { CharLength, NotBlank } from './validation';
 
 export const QUESTIONS_DAYS_DEFAULT = 30;
 export const QUESTIONS_DAYS_MAX = 365;
-/** Longest list of each kind in one answer. */
-export const QUESTIONS_LIST_MAX = 20;
 
 /** chat.analytics.questions. */
 export class AnalyticsQuestionsRequest {

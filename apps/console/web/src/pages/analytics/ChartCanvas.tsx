@@ -1,13 +1,14 @@
 import { useEffect, useRef } from 'react';
-import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, LineController, LineElement, PointElement, Tooltip, type ChartConfiguration } from 'chart.js';
+import { BarController, BarElement, CategoryScale, Chart, Legend, LinearScale, Tooltip, type ChartConfiguration } from 'chart.js';
 
-Chart.register(LineController, LineElement, PointElement, BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
+// Only what the bar charts use (chart.js is tree-shaken).
+Chart.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
 
 /**
  * A chart.js chart on a canvas. The canvas is an image to assistive technology (role img with
  * `label`); the figure it sits in carries the same figures as a table.
  */
-export function ChartCanvas({ config, label }: { config: ChartConfiguration<'line' | 'bar'>; label: string }) {
+export function ChartCanvas({ config, label }: { config: ChartConfiguration<'bar'>; label: string }) {
   const canvas = useRef<HTMLCanvasElement>(null);
   useEffect(() => {
     if (!canvas.current) return;

@@ -5,16 +5,16 @@ import { ChartCanvas } from './ChartCanvas';
 const USER = '#1a5fcc';
 const ASSISTANT = '#0f7b5f';
 
-/** Visitor and bot messages per UTC day, as a line chart and as a table. */
+/** Visitor and bot messages per UTC day, as a bar chart and as a table. */
 export function MessagesChart({ daily }: { daily: Analytics['daily'] }) {
   const config = useMemo(
     () => ({
-      type: 'line' as const,
+      type: 'bar' as const,
       data: {
         labels: daily.map((d) => d.day.slice(5)),
         datasets: [
-          { label: 'Visitor messages', data: daily.map((d) => d.user_messages), borderColor: USER, backgroundColor: USER, tension: 0.2 },
-          { label: 'Bot replies', data: daily.map((d) => d.assistant_messages), borderColor: ASSISTANT, backgroundColor: ASSISTANT, tension: 0.2, borderDash: [6, 3] },
+          { label: 'Visitor messages', data: daily.map((d) => d.user_messages), backgroundColor: USER },
+          { label: 'Bot replies', data: daily.map((d) => d.assistant_messages), backgroundColor: ASSISTANT },
         ],
       },
       options: { scales: { y: { beginAtZero: true, ticks: { precision: 0 } } } },
