@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import type { Analytics } from '../../api/types';
-import { ChartCanvas } from './ChartCanvas';
+import { ChartFigure } from './ChartFigure';
 
 const USER = '#1a5fcc';
 const ASSISTANT = '#0f7b5f';
@@ -24,34 +24,29 @@ export function MessagesChart({ daily }: { daily: Analytics['daily'] }) {
   const users = daily.reduce((n, d) => n + d.user_messages, 0);
   const replies = daily.reduce((n, d) => n + d.assistant_messages, 0);
   return (
-    <figure className="figure" aria-labelledby="messages-chart-caption">
-      <ChartCanvas config={config} label={`Messages per day: ${users} visitor messages and ${replies} bot replies from ${daily[0]?.day ?? ''} to ${daily.at(-1)?.day ?? ''}.`} />
-      <figcaption id="messages-chart-caption">
-        Messages per day (UTC): {users} visitor messages, {replies} bot replies.
-      </figcaption>
-      <details className="figure__table">
-        <summary>Messages per day as a table</summary>
-        <div className="table-wrap" tabIndex={0} role="region" aria-label="Messages per day table">
-          <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Day</th>
-                <th scope="col">Visitor messages</th>
-                <th scope="col">Bot replies</th>
-              </tr>
-            </thead>
-            <tbody>
-              {daily.map((d) => (
-                <tr key={d.day}>
-                  <th scope="row">{d.day}</th>
-                  <td>{d.user_messages}</td>
-                  <td>{d.assistant_messages}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      </details>
-    </figure>
+    <ChartFigure
+      id="messages-chart"
+      config={config}
+      label={`Messages per day: ${users} visitor messages and ${replies} bot replies from ${daily[0]?.day ?? ''} to ${daily.at(-1)?.day ?? ''}.`}
+      caption={`Messages per day (UTC): ${users} visitor messages, ${replies} bot replies.`}
+      tableTitle="Messages per day"
+    >
+      <thead>
+        <tr>
+          <th scope="col">Day</th>
+          <th scope="col">Visitor messages</th>
+          <th scope="col">Bot replies</th>
+        </tr>
+      </thead>
+      <tbody>
+        {daily.map((d) => (
+          <tr key={d.day}>
+            <th scope="row">{d.day}</th>
+            <td>{d.user_messages}</td>
+            <td>{d.assistant_messages}</td>
+          </tr>
+        ))}
+      </tbody>
+    </ChartFigure>
   );
 }

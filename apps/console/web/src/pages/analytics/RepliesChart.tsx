@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import type { Analytics } from '../../api/types';
-import { ChartCanvas } from './ChartCanvas';
+import { ChartFigure } from './ChartFigure';
 
 /** How the bot's replies went: answered, unanswered, rated helpful, rated unhelpful (a bar chart and a table). */
 export function RepliesChart({ analytics }: { analytics: Analytics }) {
@@ -22,28 +22,22 @@ export function RepliesChart({ analytics }: { analytics: Analytics }) {
     }),
     [rows],
   );
-  const words = rows.map((r) => `${r.label.toLowerCase()} ${r.value}`).join(', ');
   return (
-    <figure className="figure" aria-labelledby="replies-chart-caption">
-      <ChartCanvas config={config} label={`Bot replies: ${words}.`} />
-      <figcaption id="replies-chart-caption">
-        Bot replies: {unanswered.rate}% unanswered, {feedback.positive} rated helpful, {feedback.negative} rated unhelpful.
-      </figcaption>
-      <details className="figure__table">
-        <summary>Bot replies as a table</summary>
-        <div className="table-wrap" tabIndex={0} role="region" aria-label="Bot replies table">
-          <table className="table">
-            <tbody>
-              {rows.map((r) => (
-                <tr key={r.label}>
-                  <th scope="row">{r.label}</th>
-                  <td>{r.value}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      </details>
-    </figure>
+    <ChartFigure
+      id="replies-chart"
+      config={config}
+      label={`Bot replies: ${rows.map((r) => `${r.label.toLowerCase()} ${r.value}`).join(', ')}.`}
+      caption={`Bot replies: ${unanswered.rate}% unanswered, ${feedback.positive} rated helpful, ${feedback.negative} rated unhelpful.`}
+      tableTitle="Bot replies"
+    >
+      <tbody>
+        {rows.map((r) => (
+          <tr key={r.label}>
+            <th scope="row">{r.label}</th>
+            <td>{r.value}</td>
+          </tr>
+        ))}
+      </tbody>
+    </ChartFigure>
   );
 }
