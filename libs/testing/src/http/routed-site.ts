@@ -15,11 +15,11 @@ export interface RoutedSite {
 }
 
 /**
- * A local website for crawling tests, on 127.0.0.1 and a free port: routes by path (set and
+ * A local website for crawling tests, on 127.0.0.1 and `port` (default: a free one): routes by path (set and
  * change them while the test runs; an unknown path answers 404), counts requests per path, and
  * notes the requests the client gave up on before a response was sent.
  */
-export async function startRoutedSite(): Promise<RoutedSite> {
+export async function startRoutedSite(port = 0): Promise<RoutedSite> {
   const routes = new Map<string, Route>();
   const hits = new Map<string, number>();
   const abandoned = new Set<string>();
@@ -34,11 +34,11 @@ export async function startRoutedSite(): Promise<RoutedSite> {
     if (route) route(req, res, hit);
     else res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const bound = (server.address() as AddressInfo).port;
   return {
-    url: `http://127.0.0.1:${port}`,
-    port,
+    url: `http://127.0.0.1:${bound}`,
+    port: bound,
     routes,
     hits,
     abandoned,
