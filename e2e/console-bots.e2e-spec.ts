@@ -169,4 +169,22 @@ describe('console: the Bots page in a browser (issue 19)', () => {
     for (const name of ['Create bot', 'Save settings', 'Save origins']) expect([name, await page.getByRole('button', { name }).count()]).toEqual([name, 0]);
     await expectNoSeriousAxeViolations(page, "a bot's settings (member)");
   });
+
+  it('in an enterprise workspace, "Create bot" asks for the tier: a tier without a free slot shows 403 with the free slots per tier', async () => {
+    const e = await workspaceWithPeople('enterprise', undefined, ['--enterprise-api', '--tier-slots', 'starter=1,growth=0,scale=2']);
+    const page = br.page();
+    await signInPage(page, e.emails.owner);
+    await page.goto(`${s.consoleUrl}/w/${e.ws.id}/bots`);
+    await page.getByText('No bots yet.').waitFor();
+    await page.getByLabel('Enterprise tier').selectOption({ label: 'Growth' });
+    await createBot(page, 'Tiered desk');
+    await page.getByRole('alert').filter({ hasText: 'The bot was not created.' }).getByText('No free slot in the growth tier').waitFor();
+    await page.getByText('Free slots per tier: Starter: 1, Growth: 0, Scale: 2.').waitFor();
+    await page.getByLabel('Enterprise tier').selectOption({ label: 'Starter' });
+    await page.getByRole('button', { name: 'Create bot' }).click();
+    await page.getByRole('heading', { name: 'Tiered desk', level: 1 }).waitFor();
+    expect((await e.ws.api.get('/bots')).body.data).toEqual([expect.objectContaining({ name: 'Tiered desk' })]);
+    const audit = (await e.owner.get(`/api/workspaces/${e.ws.id}/audit`)).body.data as { action: string; details: Record<string, unknown> }[];
+    expect(audit.find((x) => x.action === 'bot.created')?.details).toEqual({ name: 'Tiered desk', language: 'en', enterprise_plan_tier: 'starter' });
+  });
 });

@@ -19,17 +19,18 @@ export interface ConsolePeople {
 }
 
 /**
- * A new workspace on `plan` with its three people. `name` gives a fixed workspace name and the
- * people fixed e-mail addresses (for screenshots); otherwise both are unique.
+ * A new workspace on `plan` (more `flags` of `admin workspace create` after it) with its three
+ * people. `name` gives a fixed workspace name and the people fixed e-mail addresses (for
+ * screenshots); otherwise both are unique.
  */
-export async function workspaceWithPeople(plan: string, name?: string): Promise<ConsolePeople> {
+export async function workspaceWithPeople(plan: string, name?: string, flags: string[] = []): Promise<ConsolePeople> {
   let ws: TestWorkspace;
   if (name) {
-    const created = await admin<{ id: string }>(['workspace', 'create', '--name', name, '--plan', plan]);
+    const created = await admin<{ id: string }>(['workspace', 'create', '--name', name, '--plan', plan, ...flags]);
     const tok = await admin<{ id: string; token: string }>(['token', 'create', '--workspace', created.id, '--scopes', 'all']);
     ws = { id: created.id, token: tok.token, tokenId: tok.id, api: client(tok.token) };
   } else {
-    ws = await newWorkspace(['--plan', plan]);
+    ws = await newWorkspace(['--plan', plan, ...flags]);
   }
   const tag = name ? null : randomBytes(4).toString('hex');
   const domain = name ? `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.example` : 'example.com';

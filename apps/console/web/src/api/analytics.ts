@@ -5,7 +5,7 @@ import type { AddAnswer } from './types';
 
 const params = (workspaceId: string, botId: string | null) => ({ params: { path: { workspaceId }, query: botId ? { bot: botId } : {} } });
 
-/** The figures of GET /v1/analytics (last 30 days), for every bot or one. */
+/** The figures of GET /v1/analytics (last 30 days), for every bot (null) or one. */
 export function useAnalytics(workspaceId: string, botId: string | null) {
   return useQuery({
     queryKey: keys.analytics(workspaceId, botId),
@@ -13,7 +13,7 @@ export function useAnalytics(workspaceId: string, botId: string | null) {
   });
 }
 
-/** Top and unanswered questions. */
+/** Top and unanswered questions, for every bot (null) or one. */
 export function useAnalyticsQuestions(workspaceId: string, botId: string | null) {
   return useQuery({
     queryKey: [...keys.analyticsQuestions(workspaceId), botId ?? 'all'],

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { useAnalytics, useAnalyticsQuestions } from '../../api/analytics';
+import type { Bot } from '../../api/types';
 import { useBots } from '../../api/workspace';
 import { useCurrentWorkspace } from '../../app/workspace-context';
 import { SelectInput } from '../../components/Fields';
@@ -20,24 +21,45 @@ const ALL = '';
  * answer" (owners and admins).
  */
 export function AnalyticsPage() {
-  const { workspace, canManage } = useCurrentWorkspace();
+  const { workspace } = useCurrentWorkspace();
   const bots = useBots(workspace.id);
   const [params, setParams] = useSearchParams();
   const wanted = params.get('bot') ?? ALL;
-  const botId = bots.data?.some((b) => b.id === wanted) ? wanted : null;
+  return (
+    <Page title="Analytics" description="How visitors use your bots over the last 30 days, what they ask most, and what the bots could not answer.">
+      {bots.isPending ? (
+        <Loading what="bots" />
+      ) : (
+        <>
+          {bots.isError ? <ErrorMessage error={bots.error} title="The bots could not be loaded." /> : null}
+          <AnalyticsOf
+            // `?bot=` is honoured only for a bot of the workspace.
+            botId={bots.data?.some((b) => b.id === wanted) ? wanted : null}
+            bots={bots.data ?? []}
+            onChoose={(id) => setParams(id ? { bot: id } : {}, { replace: true })}
+          />
+        </>
+      )}
+    </Page>
+  );
+}
+
+/** The bot picker, the figures and charts, the top and the unanswered questions of one bot or all (null). */
+function AnalyticsOf({ botId, bots, onChoose }: { botId: string | null; bots: Bot[]; onChoose: (id: string) => void }) {
+  const { workspace, canManage } = useCurrentWorkspace();
   const analytics = useAnalytics(workspace.id, botId);
   const questions = useAnalyticsQuestions(workspace.id, botId);
   const [added, setAdded] = useState<string | null>(null);
 
   return (
-    <Page title="Analytics" description="How visitors use your bots over the last 30 days, what they ask most, and what the bots could not answer.">
+    <>
       <div className="picker-row">
         <SelectInput
           label="Bot"
           id="analytics-bot"
           value={botId ?? ALL}
-          onChange={(id) => setParams(id ? { bot: id } : {}, { replace: true })}
-          options={[{ value: ALL, label: 'All bots' }, ...(bots.data ?? []).map((b) => ({ value: b.id, label: b.name }))]}
+          onChange={onChoose}
+          options={[{ value: ALL, label: 'All bots' }, ...bots.map((b) => ({ value: b.id, label: b.name }))]}
         />
       </div>
       <Section title="Activity" id="analytics-activity">
@@ -84,6 +106,6 @@ export function AnalyticsPage() {
           />
         )}
       </Section>
-    </Page>
+    </>
   );
 }
