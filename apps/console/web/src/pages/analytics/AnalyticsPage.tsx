@@ -1,7 +1,7 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useSearchParams } from 'react-router';
 import { useAnalytics, useAnalyticsQuestions } from '../../api/analytics';
-import type { Bot } from '../../api/types';
+import type { AnalyticsQuestions, Bot } from '../../api/types';
 import { useBots } from '../../api/workspace';
 import { useCurrentWorkspace } from '../../app/workspace-context';
 import { SelectInput } from '../../components/Fields';
@@ -50,6 +50,14 @@ function AnalyticsOf({ botId, bots, onChoose }: { botId: string | null; bots: Bo
   const analytics = useAnalytics(workspace.id, botId);
   const questions = useAnalyticsQuestions(workspace.id, botId);
   const [added, setAdded] = useState<string | null>(null);
+  const withQuestions = (show: (data: AnalyticsQuestions) => ReactNode) =>
+    questions.isPending ? (
+      <Loading what="questions" />
+    ) : questions.isError ? (
+      <ErrorMessage error={questions.error} title="The questions could not be loaded." />
+    ) : (
+      show(questions.data)
+    );
 
   return (
     <>
@@ -78,13 +86,9 @@ function AnalyticsOf({ botId, bots, onChoose }: { botId: string | null; bots: Bo
         )}
       </Section>
       <Section title="Top questions" id="analytics-top">
-        {questions.isPending ? (
-          <Loading what="questions" />
-        ) : questions.isError ? (
-          <ErrorMessage error={questions.error} title="The questions could not be loaded." />
-        ) : (
-          <QuestionsTable label="Top questions table" questions={questions.data.top} timesHeading="Times asked" empty="No questions asked yet." />
-        )}
+        {withQuestions((data) => (
+          <QuestionsTable label="Top questions table" questions={data.top} timesHeading="Times asked" empty="No questions asked yet." />
+        ))}
       </Section>
       <Section
         title="Unanswered questions"
@@ -92,19 +96,15 @@ function AnalyticsOf({ botId, bots, onChoose }: { botId: string | null; bots: Bo
         description="Questions whose latest asking found nothing in the knowledge to answer from. Add an answer and the bot uses it from the next chat on; the question then leaves this list once it is answered."
       >
         {added ? <SuccessMessage>Answer added for “{added}”.</SuccessMessage> : null}
-        {questions.isPending ? (
-          <Loading what="questions" />
-        ) : questions.isError ? (
-          <ErrorMessage error={questions.error} title="The questions could not be loaded." />
-        ) : (
+        {withQuestions((data) => (
           <QuestionsTable
             label="Unanswered questions table"
-            questions={questions.data.unanswered}
+            questions={data.unanswered}
             timesHeading="Times unanswered"
             empty="No unanswered questions."
             action={canManage ? (q) => <AddAnswerDialog workspaceId={workspace.id} question={q.question} botId={botId} onAdded={setAdded} /> : undefined}
           />
-        )}
+        ))}
       </Section>
     </>
   );
