@@ -8,6 +8,7 @@ import { KNOWLEDGE_CONFIG, loadKnowledgeConfig } from './config/knowledge.config
 import { DocumentsHandler } from './documents/documents.handler';
 import { DocumentsRepository } from './documents/documents.repository';
 import { DocumentsService } from './documents/documents.service';
+import { ResyncScheduler } from './documents/resync.scheduler';
 import { createEmbeddings } from './embeddings/embeddings.factory';
 import { EMBEDDER, KNOWLEDGE_LOGGER, OUTBOUND_POLICY } from './knowledge.tokens';
 import { DocumentClaimsRepository } from './pipeline/document-claims.repository';
@@ -38,6 +39,7 @@ const config = loadKnowledgeConfig();
     DocumentClaimsRepository,
     DocumentProcessor,
     IngestionWorker,
+    ResyncScheduler,
     SearchService,
   ],
 })

@@ -19,4 +19,5 @@ export * from './subjects';
 export * from './validation';
 export * from './widget';
 export * from './console-connections';
+export * from './analytics';
 export * from './records-console';

@@ -1,6 +1,7 @@
 import { EmailView, ListEmailsRequest } from './booking-mail';
 import { BookingIdRequest, BookingView, CreateBookingRequest, ListBookingsRequest, UpdateBookingRequest } from './bookings';
-import { BotView, CreateBotRequest, CreatedBotView, ListBotsRequest } from './bots';
+import { AnalyticsQuestionsRequest, AnalyticsQuestionsView } from './analytics';
+import { BotView, CreateBotRequest, CreatedBotView, ListBotsRequest, UpdateBotRequest } from './bots';
 import { LeadView } from './leads';
 import { ConsoleConversationsRequest, ConsoleLeadsRequest, LeadIdRequest, LeadStatusChangeView, UpdateLeadStatusRequest } from './records-console';
 import {
@@ -49,7 +50,20 @@ import {
   WebhookView,
 } from './management';
 import { RecordTokenUseReply, RecordTokenUseRequest, VerifyTokenReply, VerifyTokenRequest, WorkspaceFactsReply, WorkspaceFactsRequest } from './identity';
-import { BotSummary, CheckBotsReply, CheckBotsRequest, IngestKbRequest, KbDocumentView, KbIngestAccepted, ListKbRequest, PassageView, SearchKnowledgeRequest } from './knowledge';
+import {
+  AddKbQaRequest,
+  BotSummary,
+  CheckBotsReply,
+  CheckBotsRequest,
+  IngestKbRequest,
+  KbDocumentView,
+  KbIngestAccepted,
+  ListKbRequest,
+  PassageView,
+  ResyncKbRequest,
+  ScheduleKbRequest,
+  SearchKnowledgeRequest,
+} from './knowledge';
 
 /** The seven services behind the gateway, each a NATS queue group of its own name. */
 export const SERVICE_NAMES = ['bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher'] as const;
@@ -134,6 +148,13 @@ export const RPC = {
   'bookings.email.send': rpc<SendPersonEmailRequest, SendPersonEmailReply>(SendPersonEmailRequest, false),
   // Answered by the console (queue group `console`), owner of OAuth connections (issue 17).
   'console.connection.verify': rpc<VerifyConnectionTokenRequest, VerifyConnectionTokenReply>(VerifyConnectionTokenRequest, false),
+  // Issue 19 (kq): Q&A documents, re-sync of URL sources now or on a schedule (knowledge.ts).
+  'knowledge.document.add-qa': rpc<AddKbQaRequest, KbDocumentView>(AddKbQaRequest),
+  'knowledge.document.resync': rpc<ResyncKbRequest, KbDocumentView>(ResyncKbRequest),
+  'knowledge.document.schedule': rpc<ScheduleKbRequest, KbDocumentView>(ScheduleKbRequest),
+  // Issue 19 (ba): bot settings and the Analytics page's question insights.
+  'bots.bot.update': rpc<UpdateBotRequest, BotView>(UpdateBotRequest),
+  'chat.analytics.questions': rpc<AnalyticsQuestionsRequest, AnalyticsQuestionsView>(AnalyticsQuestionsRequest),
   // Issue 19 (lb): a lead, its status history and status changes (who and when) for the console.
   'leads.lead.get': rpc<LeadIdRequest, LeadView>(LeadIdRequest),
   'leads.lead.history': rpc<LeadIdRequest, LeadStatusChangeView[]>(LeadIdRequest),

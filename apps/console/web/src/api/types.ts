@@ -40,6 +40,13 @@ export type WidgetSettings = Ok<WP<'/bots/{botId}/widget'>, 'get'>['data'];
 export type UpdateWidget = Body<WP<'/bots/{botId}/widget'>, 'patch'>;
 export type WidgetSecret = Created<WP<'/bots/{botId}/widget/secret'>, 'post'>['data'];
 export type Connection = Item<Ok<WP<'/connections'>, 'get'>>;
+export type CreateBot = Body<WP<'/bots'>, 'post'>;
+export type CreatedBot = Created<WP<'/bots'>, 'post'>['data'];
+export type UpdateBot = Body<WP<'/bots/{botId}'>, 'patch'>;
+export type Analytics = Ok<WP<'/analytics'>, 'get'>['data'];
+export type AnalyticsQuestions = Ok<WP<'/analytics/questions'>, 'get'>['data'];
+export type AskedQuestion = AnalyticsQuestions['top'][number];
+export type AddAnswer = Body<WP<'/analytics/answers'>, 'post'>;
 // Issue 19 (lb): conversations, leads and bookings.
 export type Conversation = Item<Ok<WP<'/conversations'>, 'get'>>;
 export type ConversationDetail = Ok<WP<'/conversations/{sessionId}'>, 'get'>['data'];

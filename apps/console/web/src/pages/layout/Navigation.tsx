@@ -1,6 +1,11 @@
 import { NavLink } from 'react-router';
 
 const ENTRIES = [
+  { to: 'bots', label: 'Bots' },
+  { to: 'analytics', label: 'Analytics' },
+  { to: 'conversations', label: 'Conversations' },
+  { to: 'leads', label: 'Leads' },
+  { to: 'bookings', label: 'Bookings' },
   { to: 'tokens', label: 'API tokens' },
   { to: 'webhooks', label: 'Webhooks' },
   { to: 'widget', label: 'Widget' },
@@ -8,9 +13,6 @@ const ENTRIES = [
   { to: 'members', label: 'Members' },
   { to: 'workspace', label: 'Workspace' },
   { to: 'audit', label: 'Audit log' },
-  { to: 'conversations', label: 'Conversations' },
-  { to: 'leads', label: 'Leads' },
-  { to: 'bookings', label: 'Bookings' },
 ];
 
 /** The console's sections; the current one is marked aria-current="page". */
