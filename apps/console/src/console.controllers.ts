@@ -14,6 +14,8 @@ import { WidgetController } from './widget/widget.controller';
 import { WorkspaceController } from './workspace/workspace.controller';
 import { OauthInteractionsController } from './oauth/interactions.controller';
 import { ConnectionVerifyHandler } from './oauth/connection-verify.handler';
+import { HandoffController } from './handoff/handoff.controller';
+import { HandoffNotifyHandler } from './handoff/handoff-notify.handler';
 
 /** Every controller of the console's API (the OpenAPI document is generated from these). */
 export const CONSOLE_CONTROLLERS: Type[] = [
@@ -29,9 +31,10 @@ export const CONSOLE_CONTROLLERS: Type[] = [
   InvitationsController,
   ConnectionsController,
   AuditController,
+  HandoffController,
   OauthInteractionsController,
   ConsoleOpenApiController,
 ];
 
 /** The console's NATS handlers (queue group `console`). */
-export const CONSOLE_HANDLERS: Type[] = [ConnectionVerifyHandler];
+export const CONSOLE_HANDLERS: Type[] = [ConnectionVerifyHandler, HandoffNotifyHandler];

@@ -10,6 +10,7 @@ import { ConnectionsPage } from '../pages/connections/ConnectionsPage';
 import { ConsentPage } from '../pages/consent/ConsentPage';
 import { ConsoleLayout } from '../pages/layout/ConsoleLayout';
 import { ForgotPasswordPage } from '../pages/forgot-password/ForgotPasswordPage';
+import { HandoffPage } from '../pages/handoff/HandoffPage';
 import { MembersPage } from '../pages/members/MembersPage';
 import { NoWorkspacePage } from '../pages/no-workspace/NoWorkspacePage';
 import { NotFoundPage } from '../pages/not-found/NotFoundPage';
@@ -65,6 +66,7 @@ const router = createBrowserRouter([
           { path: 'members', element: <MembersPage /> },
           { path: 'workspace', element: <WorkspacePage /> },
           { path: 'audit', element: <AuditPage /> },
+          { path: 'handoff', element: <HandoffPage /> },
           { path: '*', element: <NotFoundPage /> },
         ],
       },
