@@ -36,6 +36,9 @@ const QUEUE_MAX = 200;
 /** Most messages of a transcript. */
 const TRANSCRIPT_MAX = 500;
 
+/** SQL: a timestamptz as ISO 8601 in UTC with microseconds (a cursor that loses no precision). */
+const ISO_US = (col: string) => `to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
 const iso = (d: Date | null): string | null => (d ? new Date(d).toISOString() : null);
 
 export function toHandoffView(r: HandoffRow): HandoffView {
@@ -141,16 +144,27 @@ export class HandoffRepository {
     return rows.map(toMessage);
   }
 
-  /** A person's replies in the session written after `after`. */
-  async repliesAfter(tenantId: string, sessionId: string, after: Date): Promise<WidgetReplyView[]> {
-    const rows = await queryRows<MessageRow>(
+  /**
+   * A person's replies in the session written after `after` (an ISO time, microseconds kept; null:
+   * the last `windowMs`), and the cursor for the next call: the last reply's time, to the
+   * microsecond, or `after` itself when there was none.
+   */
+  async repliesAfter(tenantId: string, sessionId: string, after: string | null, windowMs: number): Promise<{ replies: WidgetReplyView[]; cursor: string }> {
+    const rows = await queryRows<MessageRow & { since: string; at: string }>(
       this.ds,
-      `SELECT id, role, content, author_kind, author_label, created_at FROM chat.messages
-        WHERE tenant_id = $1 AND session_id = $2 AND author_kind = 'person' AND created_at > $3
-        ORDER BY created_at, id LIMIT 100`,
-      [tenantId, sessionId, after],
+      `WITH since AS (SELECT coalesce($3::timestamptz, clock_timestamp() - make_interval(secs => $4::int / 1000.0)) AS t)
+       SELECT m.id, m.role, m.content, m.author_kind, m.author_label, m.created_at,
+              ${ISO_US('since.t')} AS since, ${ISO_US('m.created_at')} AS at
+         FROM since LEFT JOIN chat.messages m
+           ON m.tenant_id = $1 AND m.session_id = $2 AND m.author_kind = 'person' AND m.created_at > since.t
+        ORDER BY m.created_at, m.id LIMIT 100`,
+      [tenantId, sessionId, after, windowMs],
     );
-    return rows.map((r) => ({ id: r.id, content: r.content, author_label: r.author_label, created_at: new Date(r.created_at).toISOString() }));
+    const replies = rows.filter((r) => r.id !== null);
+    return {
+      replies: replies.map((r) => ({ id: r.id, content: r.content, author_label: r.author_label, created_at: new Date(r.created_at).toISOString() })),
+      cursor: replies.length ? replies[replies.length - 1]!.at : rows[0]!.since,
+    };
   }
 
   /**

@@ -114,15 +114,14 @@ export class HandoffService {
     enforceBotAccess(ctx, BotAccess.Widget, req.chatbotId);
     const owner = await this.messages.sessionBot(ctx.tenantId, req.sessionId);
     if (owner !== undefined && owner !== req.chatbotId) throw new BotAccessDenied('This session belongs to another bot');
-    const after = req.after ? new Date(req.after) : new Date(Date.now() - FIRST_POLL_WINDOW_MS);
     const h = await this.handoffs.get(ctx.tenantId, req.sessionId);
-    const replies = h && h.chatbot_id === req.chatbotId ? await this.handoffs.repliesAfter(ctx.tenantId, req.sessionId, after) : [];
-    const last = replies[replies.length - 1];
+    const mine = !!h && h.chatbot_id === req.chatbotId;
+    const { replies, cursor } = await this.handoffs.repliesAfter(ctx.tenantId, req.sessionId, req.after ?? null, FIRST_POLL_WINDOW_MS);
     return {
-      state: h && h.chatbot_id === req.chatbotId ? h.state : 'none',
-      taken_by_label: h?.state === 'taken' ? h.taken_by_label : null,
-      replies,
-      cursor: last ? last.created_at : after.toISOString(),
+      state: mine ? h.state : 'none',
+      taken_by_label: mine && h.state === 'taken' ? h.taken_by_label : null,
+      replies: mine ? replies : [],
+      cursor,
     };
   }
 
