@@ -121,7 +121,8 @@ export class ChatStreamer {
           if (channel === 'widget') answer = { message_id: event.assistant_message_id, source_urls: event.source_urls ?? [] };
         } else if (event.type === 'held') {
           failure = undefined;
-          answer = { message_id: event.user_message_id, source_urls: [], held: { taken_by: event.taken_by } };
+          // /v1/chat keeps the spec's frames: an empty, complete answer; the widget learns who answers.
+          if (channel === 'widget') answer = { message_id: event.user_message_id, source_urls: [], held: { taken_by: event.taken_by } };
         }
         else {
           failure = { code: event.code, message: event.message };
