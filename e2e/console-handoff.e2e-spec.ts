@@ -1,7 +1,8 @@
+import { Client } from 'pg';
 import type { Locator, Page } from 'playwright-core';
 import { messagesFor } from '../apps/widget/src/i18n';
 import { waitFor } from './support/apps';
-import { expectNoSeriousAxeViolations, screenshot, useBrowser } from './support/browser';
+import { expectNoSeriousAxeViolations, screenshot, useBrowser, widgetScreenshot } from './support/browser';
 import { ConsoleClient } from './support/console';
 import { ConsoleSystem, startConsoleSystem } from './support/console-system';
 import { freePort } from './support/infra';
@@ -83,6 +84,16 @@ describe('console: Handoff (issue 19)', () => {
   const messageBox = (dialog: Locator) => dialog.getByRole('textbox', { name: en.message_label }).filter({ visible: true }).first();
   const log = (dialog: Locator) => dialog.getByRole('log');
   const modelCalls = () => model.requests.length;
+  /** The bot's widget messages counted this month (its widget budget). */
+  async function widgetBudgetUsed(): Promise<number> {
+    const db = new Client({ connectionString: sys.mini.databaseUrl });
+    await db.connect();
+    try {
+      return Number((await db.query(`SELECT coalesce(sum(messages), 0)::int AS n FROM chat.widget_usage WHERE tenant_id = $1`, [ws.id])).rows[0].n);
+    } finally {
+      await db.end();
+    }
+  }
 
   async function visitorSays(dialog: Locator, text: string): Promise<void> {
     await messageBox(dialog).fill(text);
@@ -166,12 +177,17 @@ describe('console: Handoff (issue 19)', () => {
     await log(dialog).getByText(reply).waitFor({ timeout: 20000 });
     await log(dialog).getByText(ADMIN.name, { exact: true }).first().waitFor();
     await dialog.getByText(en.handoff_taken.replace('{name}', ADMIN.name)).waitFor();
+    await expectNoSeriousAxeViolations(visitor, 'the widget with a person answering');
+    await widgetScreenshot(visitor, 'widget-handoff');
 
-    // The visitor writes again: stored, shown to the admin, and the bot stays silent (no model call).
+    // The visitor writes again: stored, shown to the admin, and the bot stays silent (no model call, nothing counted).
+    const budgetBefore = await widgetBudgetUsed();
+    expect(budgetBefore).toBe(1);
     await visitorSays(dialog, 'The one on Main Street, please.');
     await transcript.getByText('The one on Main Street, please.').waitFor({ timeout: 15000 });
     await visitor.waitForTimeout(500);
     expect(modelCalls()).toBe(1);
+    expect(await widgetBudgetUsed()).toBe(budgetBefore);
     expect(await log(dialog).getByText(BOT_ANSWER).count()).toBe(1);
     // The REST transcript has the person's reply as an assistant message of the session.
     const messages = (await (await api('GET', `/conversations/${encodeURIComponent(sessionId)}`)).json()) as any;
@@ -193,6 +209,7 @@ describe('console: Handoff (issue 19)', () => {
     await visitorSays(dialog, 'And on Saturdays?');
     await waitFor(async () => log(dialog).getByText(BOT_ANSWER).count(), (n) => n === 2, 20000, 100);
     expect(modelCalls()).toBe(2);
+    expect(await widgetBudgetUsed()).toBe(2);
     expect(questionOf(model.requests[1]!.body)).toContain('And on Saturdays?');
     const after = await member.get(`/api/workspaces/${ws.id}/handoffs`);
     expect(after.body.data).toEqual([]);
