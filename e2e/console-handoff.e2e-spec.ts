@@ -180,6 +180,16 @@ describe('console: Handoff (issue 19)', () => {
     await expectNoSeriousAxeViolations(visitor, 'the widget with a person answering');
     await widgetScreenshot(visitor, 'widget-handoff');
 
+    // A reloaded page listens again: the admin's next reply arrives too.
+    await visitor.reload();
+    await visitor.getByRole('button', { name: en.launcher_open, exact: true }).click();
+    await dialog.waitFor({ state: 'visible' });
+    await log(dialog).getByText(reply).waitFor();
+    const second = 'Still there? I can check the branch for you.';
+    await desk.getByRole('textbox', { name: /Your reply/ }).fill(second);
+    await desk.getByRole('button', { name: 'Reply' }).click();
+    await log(dialog).getByText(second).waitFor({ timeout: 20000 });
+
     // The visitor writes again: stored, shown to the admin, and the bot stays silent (no model call, nothing counted).
     const budgetBefore = await widgetBudgetUsed();
     expect(budgetBefore).toBe(1);
@@ -195,6 +205,7 @@ describe('console: Handoff (issue 19)', () => {
       ['user', 'When are you open?'],
       ['assistant', BOT_ANSWER],
       ['assistant', reply],
+      ['assistant', second],
       ['user', 'The one on Main Street, please.'],
     ]);
 

@@ -40,6 +40,10 @@ export function ChatTab({ t, api, store, messages, language, greeting, uid, bloc
   // While a person was asked for or holds the conversation: their replies arrive by long poll.
   const [watching, setWatching] = useState(store.watching);
   useEffect(() => store.subscribe(() => setWatching(store.watching)), [store]);
+  // A reloaded page whose conversation went to a person listens again (the poll stops at once if it was handed back).
+  useEffect(() => {
+    if (store.messages.some((m) => m.author !== undefined || (m.role === 'note' && m.text === t.handoff_done))) store.setWatching(true);
+  }, [store, t]);
   useEffect(() => {
     if (!watching || !store.sessionId) return;
     const sessionId = store.sessionId;
