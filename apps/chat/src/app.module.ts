@@ -1,6 +1,10 @@
+import { HandoffHandler } from './handoff/handoff.handler';
+import { HandoffNotifyHandler } from './handoff/handoff-notify.handler';
+import { HandoffRepository } from './handoff/handoff.repository';
+import { HandoffService } from './handoff/handoff.service';
 import { Module } from '@nestjs/common';
 import { DatabaseModule } from '@sa/db';
-import { EventsModule } from '@sa/events';
+import { EventsModule, provideEventConsumer } from '@sa/events';
 import { createLogger } from '@sa/logging';
 import { OpsModule } from '@sa/ops';
 import { MessagingModule } from '@sa/messaging';
@@ -29,7 +33,7 @@ const config = loadChatConfig();
     OpsModule.forService('chat', config),
     EventsModule.forService({ schema: 'chat', natsUrl: config.natsUrl, stream: { name: config.eventsStream, subjectPrefix: config.eventsSubjectPrefix }, relay: true }),
   ],
-  controllers: [ChatTurnHandler, ConversationQueriesHandler, WidgetHandler, UsageHandler],
+  controllers: [ChatTurnHandler, ConversationQueriesHandler, WidgetHandler, UsageHandler, HandoffHandler],
   providers: [
     { provide: CHAT_CONFIG, useValue: config },
     { provide: CHAT_LOGGER, useValue: createLogger('chat', { level: config.logLevel }) },
@@ -41,6 +45,10 @@ const config = loadChatConfig();
     WidgetRepository,
     WidgetSessionsRepository,
     WidgetService,
+    HandoffRepository,
+    HandoffService,
+    HandoffNotifyHandler,
+    provideEventConsumer({ durable: 'chat-handoff-notify', types: ['conversation.handoff'], handler: HandoffNotifyHandler }),
   ],
 })
 export class AppModule {}

@@ -18,6 +18,8 @@ import { LeadsController } from './leads/leads.controller';
 import { BookingsController } from './bookings/bookings.controller';
 import { OauthInteractionsController } from './oauth/interactions.controller';
 import { ConnectionVerifyHandler } from './oauth/connection-verify.handler';
+import { HandoffController } from './handoff/handoff.controller';
+import { HandoffNotifyHandler } from './handoff/handoff-notify.handler';
 
 /** Every controller of the console's API (the OpenAPI document is generated from these). */
 export const CONSOLE_CONTROLLERS: Type[] = [
@@ -36,10 +38,11 @@ export const CONSOLE_CONTROLLERS: Type[] = [
   ConversationsController,
   LeadsController,
   BookingsController,
+  HandoffController,
   OauthInteractionsController,
   AnalyticsController,
   ConsoleOpenApiController,
 ];
 
 /** The console's NATS handlers (queue group `console`). */
-export const CONSOLE_HANDLERS: Type[] = [ConnectionVerifyHandler];
+export const CONSOLE_HANDLERS: Type[] = [ConnectionVerifyHandler, HandoffNotifyHandler];

@@ -20,6 +20,7 @@ import { API_DOCUMENTS, createApiDocuments } from './openapi/api-documents';
 import { OpenApiController } from './openapi/openapi.controller';
 import { ChatStreamer } from './chat/chat-streamer';
 import { WidgetAccess } from './widget/widget-access';
+import { HandoffReplies } from './widget/handoff-replies';
 import { WidgetController } from './widget/widget.controller';
 import { WidgetEmbedModule } from './widget/embed-asset';
 
@@ -57,6 +58,7 @@ export class AppModule {
         { provide: APP_FILTER, inject: [GATEWAY_LOGGER], useFactory: (logger: Logger) => new HttpErrorFilter(logger) },
         ChatStreamer,
         WidgetAccess,
+        HandoffReplies,
         // The OpenAPI documents, generated from this module's controllers and contracts when the gateway starts.
         { provide: API_DOCUMENTS, useFactory: () => createApiDocuments(AppModule.forRoot(config, logger)) },
       ],

@@ -290,6 +290,7 @@ describe('bot access of every route', () => {
       'POST /widget/v1/bots/:botId/feedback': 'widget (path botId)',
       'POST /widget/v1/bots/:botId/identify': 'widget (path botId)',
       'POST /widget/v1/bots/:botId/leads': 'widget (path botId)',
+      'POST /widget/v1/bots/:botId/replies': 'widget (path botId)',
       'POST /widget/v1/bots/:botId/bookings': 'widget (path botId)',
       'POST /widget/v1/bots/:botId/tickets': 'widget (path botId)',
       'POST /widget/v1/bots/:botId/handoff': 'widget (path botId)',

@@ -15,6 +15,16 @@ export interface ChatResult {
   sessionId: string | null;
   messageId?: string;
   sources: string[];
+  /** A person holds the conversation (handoff): the bot did not answer. */
+  heldBy?: string;
+}
+
+/** The answer of the long poll for a person's replies (POST …/replies). */
+export interface Replies {
+  state: 'none' | 'requested' | 'taken' | 'released';
+  taken_by_label: string | null;
+  replies: { id: string; content: string; author_label: string | null; created_at: string }[];
+  cursor: string;
 }
 
 /**
@@ -32,6 +42,12 @@ export class WidgetApi {
    * CORS grant; a POST's preflight does not, so the browser would only report a network error).
    */
   private refused: WidgetApiError | null = null;
+
+  /** Waits (long poll) for a person's replies after `after`; `signal` stops it. */
+  async replies(sessionId: string, after: string | undefined, signal: AbortSignal): Promise<Replies> {
+    const res = await this.request('POST', 'replies', after ? { sessionId, after } : { sessionId }, signal);
+    return ((await res.json()) as { data: Replies }).data;
+  }
 
   private async request(method: 'GET' | 'POST', path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
     if (this.refused) throw this.refused;
@@ -94,6 +110,7 @@ export class WidgetApi {
         if (frame.messageId) result.messageId = frame.messageId;
         if (frame.sourceUrls) result.sources = frame.sourceUrls;
         if (frame.errorCode) errorCode = frame.errorCode;
+        if (frame.heldBy !== undefined) result.heldBy = frame.heldBy;
       }
     });
     const reader = res.body?.getReader();

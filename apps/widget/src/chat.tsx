@@ -5,7 +5,7 @@ import { Form, filled } from './form';
 import { linkText, sourceLinks } from './safe';
 import type { SessionStore } from './session';
 import type { StoredMessage } from './storage';
-import type { Texts } from './texts';
+import { type Texts, fill } from './texts';
 
 interface ChatProps {
   t: Texts;
@@ -37,6 +37,46 @@ export function ChatTab({ t, api, store, messages, language, greeting, uid, bloc
 
   const note = (text: string) => store.setMessages((m) => [...m, { role: 'note', text }]);
 
+  // While a person was asked for or holds the conversation: their replies arrive by long poll.
+  const [watching, setWatching] = useState(store.watching);
+  useEffect(() => store.subscribe(() => setWatching(store.watching)), [store]);
+  // A reloaded page whose conversation went to a person listens again (the poll stops at once if it was handed back).
+  useEffect(() => {
+    if (store.messages.some((m) => m.author !== undefined || (m.role === 'note' && m.text === t.handoff_done))) store.setWatching(true);
+  }, [store, t]);
+  useEffect(() => {
+    if (!watching || !store.sessionId) return;
+    const sessionId = store.sessionId;
+    const stop = new AbortController();
+    void (async () => {
+      let failures = 0;
+      while (!stop.signal.aborted && store.watching && store.sessionId === sessionId) {
+        try {
+          const r = await api.replies(sessionId, store.repliesCursor, stop.signal);
+          failures = 0;
+          store.repliesCursor = r.cursor;
+          const fresh = r.replies.filter((x) => !store.messages.some((m) => m.id === x.id));
+          if (fresh.length) store.setMessages((m) => [...m, ...fresh.map((x): StoredMessage => ({ role: 'assistant', text: x.content, id: x.id, author: x.author_label ?? '' }))]);
+          if (r.state === 'taken' && r.taken_by_label !== null && r.taken_by_label !== store.heldBy) {
+            store.heldBy = r.taken_by_label;
+            note(fill(t.handoff_taken, { name: r.taken_by_label }));
+          }
+          if (r.state === 'released' || r.state === 'none') {
+            if (store.heldBy !== null) note(t.handoff_released);
+            store.heldBy = null;
+            store.setWatching(false);
+          }
+        } catch {
+          if (stop.signal.aborted) return;
+          // Refused or offline: try again later, less and less often; give up after a while.
+          if (++failures > 5) return store.setWatching(false);
+          await new Promise((r) => setTimeout(r, 2000 * failures));
+        }
+      }
+    })();
+    return () => stop.abort();
+  }, [watching, store, api]);
+
   const send = async (e: Event) => {
     e.preventDefault();
     const message = draft.trim();
@@ -62,7 +102,15 @@ export function ChatTab({ t, api, store, messages, language, greeting, uid, bloc
     try {
       const result = await store.with((sessionId) => api.chat({ message, sessionId, language }, grow));
       if (result.sessionId) store.setSessionId(result.sessionId);
-      finish({ id: result.messageId, sources: result.sources });
+      if (result.heldBy !== undefined) {
+        // A person holds the conversation: no answer from the bot; their reply comes by the poll.
+        store.setMessages((m) => (m[m.length - 1]?.role === 'assistant' && !m[m.length - 1]!.text ? m.slice(0, -1) : m));
+        if (store.heldBy !== result.heldBy) {
+          store.heldBy = result.heldBy;
+          note(fill(t.handoff_taken, { name: result.heldBy }));
+        }
+        store.setWatching(true);
+      } else finish({ id: result.messageId, sources: result.sources });
     } catch (err) {
       finish({ failed: true });
       setError(t[errorKey(err)]);
@@ -88,6 +136,7 @@ export function ChatTab({ t, api, store, messages, language, greeting, uid, bloc
     try {
       await store.with((sessionId) => api.call('handoff', { sessionId }));
       note(t.handoff_done);
+      store.setWatching(true);
     } catch (err) {
       setError(t[errorKey(err)]);
     }
@@ -112,7 +161,7 @@ export function ChatTab({ t, api, store, messages, language, greeting, uid, bloc
           return (
             <div class={`turn ${m.role}`} key={i}>
               <div class={`msg ${m.role}${m.failed ? ' failed' : ''}`}>
-                <span class="sr">{m.role === 'user' ? t.you : t.assistant}: </span>
+                {m.author !== undefined ? <span class="author">{m.author || t.assistant}</span> : <span class="sr">{m.role === 'user' ? t.you : t.assistant}: </span>}
                 {m.text || (streaming && m === last ? <span class="writing">{t.writing}</span> : null)}
               </div>
               {links.length ? (
@@ -131,7 +180,7 @@ export function ChatTab({ t, api, store, messages, language, greeting, uid, bloc
                   </ul>
                 </div>
               ) : null}
-              {m.role === 'assistant' && m.id ? (
+              {m.role === 'assistant' && m.id && m.author === undefined ? (
                 <div class="feedback">
                   <button type="button" class="icon" aria-pressed={m.feedback === 'positive' ? 'true' : 'false'} onClick={() => rate(m, i, 'positive')}>
                     <span aria-hidden="true">👍 </span>

@@ -35,6 +35,18 @@ export class SessionStore {
     return this.state.messages;
   }
 
+  /** A person was asked for or holds the conversation: the Chat tab polls for their replies (not stored). */
+  watching = false;
+  /** The replies poll's cursor and the person last announced. */
+  repliesCursor: string | undefined;
+  heldBy: string | null = null;
+
+  setWatching(watching: boolean): void {
+    if (this.watching === watching) return;
+    this.watching = watching;
+    this.listeners.forEach((l) => l());
+  }
+
   /** An answer is streaming in (not stored: it outlives the Chat tab's component, not the page). */
   streaming = false;
 
@@ -93,6 +105,9 @@ export class SessionStore {
 
   /** Forgets the conversation (the "New conversation" button). */
   reset(): void {
+    this.watching = false;
+    this.repliesCursor = undefined;
+    this.heldBy = null;
     this.commit({ sessionId: null, messages: [] });
   }
 }

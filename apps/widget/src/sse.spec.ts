@@ -40,6 +40,11 @@ describe('readChatFrame', () => {
     expect(f).toEqual({ content: '', finish: 'error', errorCode: 'internal_error' });
   });
 
+  it('reads the end of a turn a person holds: who has it (strings only)', () => {
+    expect(readChatFrame('{"choices":[{"index":0,"delta":{"content":""},"finish_reason":"stop"}],"handoff":{"state":"taken","taken_by":"Ada"}}')).toEqual({ content: '', finish: 'stop', heldBy: 'Ada' });
+    expect(readChatFrame('{"choices":[{"index":0,"delta":{"content":""},"finish_reason":"stop"}],"handoff":{"taken_by":7}}')).toEqual({ content: '', finish: 'stop' });
+  });
+
   it('ignores what is not a JSON object', () => {
     expect(readChatFrame('[DONE]')).toBeUndefined();
     expect(readChatFrame('null')).toBeUndefined();

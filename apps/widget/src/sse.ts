@@ -39,6 +39,8 @@ export interface ChatFrame {
   messageId?: string;
   sourceUrls?: string[];
   errorCode?: string;
+  /** A person holds the conversation: no answer came (issue 19). */
+  heldBy?: string;
 }
 
 export function readChatFrame(data: string): ChatFrame | undefined {
@@ -49,7 +51,7 @@ export function readChatFrame(data: string): ChatFrame | undefined {
     return undefined;
   }
   if (!json || typeof json !== 'object') return undefined;
-  const o = json as { choices?: { delta?: { content?: unknown }; finish_reason?: unknown }[]; message_id?: unknown; source_urls?: unknown; error?: { code?: unknown } };
+  const o = json as { choices?: { delta?: { content?: unknown }; finish_reason?: unknown }[]; message_id?: unknown; source_urls?: unknown; error?: { code?: unknown }; handoff?: { taken_by?: unknown } };
   const choice = Array.isArray(o.choices) ? o.choices[0] : undefined;
   const content = typeof choice?.delta?.content === 'string' ? choice.delta.content : '';
   const finish = choice?.finish_reason === 'stop' || choice?.finish_reason === 'error' ? choice.finish_reason : o.error ? 'error' : null;
@@ -57,5 +59,6 @@ export function readChatFrame(data: string): ChatFrame | undefined {
   if (typeof o.message_id === 'string') frame.messageId = o.message_id;
   if (Array.isArray(o.source_urls)) frame.sourceUrls = o.source_urls.filter((u): u is string => typeof u === 'string');
   if (o.error && typeof o.error.code === 'string') frame.errorCode = o.error.code;
+  if (o.handoff && typeof o.handoff.taken_by === 'string') frame.heldBy = o.handoff.taken_by;
   return frame;
 }

@@ -8,6 +8,8 @@ export interface StoredMessage {
   feedback?: 'positive' | 'negative';
   /** The answer broke off. */
   failed?: boolean;
+  /** A reply a person wrote (handoff): their name. Rendered as text. */
+  author?: string;
 }
 
 export interface StoredSession {

@@ -38,6 +38,7 @@ button{cursor:pointer}
 .msg{max-width:85%;padding:8px 11px;border-radius:12px;white-space:pre-wrap;overflow-wrap:anywhere}
 .msg.assistant{align-self:flex-start;background:#eef0f3;color:#1a1a1a}
 .msg.user{align-self:flex-end;background:var(--sa-accent);color:var(--sa-on-accent)}
+.msg .author{display:block;font-size:12px;font-weight:600;margin-bottom:2px}
 .msg.failed{border:1px dashed #b42318}
 .writing{color:#555b63;font-style:italic}
 .note{align-self:center;margin:0;padding:6px 10px;border-radius:8px;background:#fff8e1;color:#4d3b00;font-size:13px;text-align:center}

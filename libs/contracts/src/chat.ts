@@ -72,7 +72,9 @@ export interface ChatTurnStarted {
 export type ChatStreamEvent =
   | { type: 'delta'; text: string }
   | { type: 'end'; assistant_message_id: string; unanswered: boolean; source_urls: string[] }
-  | { type: 'error'; code: string; message: string; stored: boolean };
+  | { type: 'error'; code: string; message: string; stored: boolean }
+  /** Issue 19: a person holds the session (handoff taken); the visitor's message was stored, the bot does not answer. */
+  | { type: 'held'; user_message_id: string; taken_by: string };
 
 /** chat.turn.cancel (published, not requested): the client went away; stop generating. */
 export interface ChatTurnCancel {

@@ -7,6 +7,7 @@ export * from './console-workspace';
 export * from './context';
 export * from './errors';
 export * from './events';
+export * from './handoff';
 export * from './health';
 export * from './identity';
 export * from './knowledge';

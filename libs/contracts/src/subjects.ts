@@ -1,3 +1,4 @@
+import { HandoffConversationView, HandoffMessageView, HandoffNotifyReply, HandoffNotifyRequest, HandoffQueueRequest, HandoffReleaseRequest, HandoffReplyRequest, HandoffSessionRequest, HandoffTakeRequest, HandoffView, WidgetRepliesRequest, WidgetRepliesView } from './handoff';
 import { EmailView, ListEmailsRequest } from './booking-mail';
 import { BookingIdRequest, BookingView, CreateBookingRequest, ListBookingsRequest, UpdateBookingRequest } from './bookings';
 import { AnalyticsQuestionsRequest, AnalyticsQuestionsView } from './analytics';
@@ -159,6 +160,14 @@ export const RPC = {
   'leads.lead.get': rpc<LeadIdRequest, LeadView>(LeadIdRequest),
   'leads.lead.history': rpc<LeadIdRequest, LeadStatusChangeView[]>(LeadIdRequest),
   'leads.lead.update-status': rpc<UpdateLeadStatusRequest, LeadView>(UpdateLeadStatusRequest),
+  // Issue 19 (h): the handoff queue (chat service) and its e-mail to owners and admins (console); see handoff.ts.
+  'chat.handoff.queue': rpc<HandoffQueueRequest, HandoffView[]>(HandoffQueueRequest),
+  'chat.handoff.get': rpc<HandoffSessionRequest, HandoffConversationView>(HandoffSessionRequest),
+  'chat.handoff.take': rpc<HandoffTakeRequest, HandoffView>(HandoffTakeRequest),
+  'chat.handoff.reply': rpc<HandoffReplyRequest, HandoffMessageView>(HandoffReplyRequest),
+  'chat.handoff.release': rpc<HandoffReleaseRequest, HandoffView>(HandoffReleaseRequest),
+  'chat.handoff.widget-replies': rpc<WidgetRepliesRequest, WidgetRepliesView>(WidgetRepliesRequest),
+  'console.handoff.notify': rpc<HandoffNotifyRequest, HandoffNotifyReply>(HandoffNotifyRequest, false),
 } as const;
 
 export type RpcSubject = keyof typeof RPC;

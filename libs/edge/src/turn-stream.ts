@@ -37,7 +37,7 @@ export class TurnStream {
         continue;
       }
       yield event;
-      if (event.type === 'end' || event.type === 'error') return;
+      if (event.type === 'end' || event.type === 'error' || event.type === 'held') return;
     }
   }
 

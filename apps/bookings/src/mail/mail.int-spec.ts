@@ -142,6 +142,16 @@ describe('bookings.email.send: e-mails to people', () => {
     expect(sent).toEqual([]);
   });
 
+  it('a handoff e-mail (issue 19) belongs to its workspace and keeps its body once sent: it carries no single-use link', async () => {
+    const ws = randomUUID();
+    const body = `A visitor asked to talk to a person.\n\nhttps://console.example.com/w/${ws}/handoff\n`;
+    const { id } = await send({ kind: 'handoff', to: 'ada@example.com', subject: 'A visitor asks for a person (Acme)', body_text: body, workspace_id: ws });
+    expect(await row(id)).toEqual({ tenant_id: ws, booking_id: null, kind: 'handoff', status: 'pending', attempts: 0, body_text: body });
+    expect(await new MailWorker(new MailRepository(ds), loadBookingsConfig({}), silent, transport).sendOne()).toBe(true);
+    expect(await row(id)).toMatchObject({ status: 'sent', attempts: 1, body_text: body });
+    expect(sent).toEqual([expect.objectContaining({ to: 'ada@example.com', text: body })]);
+  });
+
   it('leaves the body of visitor e-mails (they carry no link), and refuses malformed requests and booking kinds', async () => {
     const ws = randomUUID();
     const [b] = await ds.query(`INSERT INTO bookings.bookings (tenant_id, chatbot_id, name, email, phone) VALUES ($1, $2, 'Ann', 'ann@example.com', '123') RETURNING id`, [ws, randomUUID()]);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { EMAILS_LIST_DEFAULT, EmailStatus, EmailView, PERSON_EMAIL_KINDS, SendPersonEmailRequest } from '@sa/contracts';
+import { EMAILS_LIST_DEFAULT, EmailStatus, EmailView, LINK_EMAIL_KINDS, SendPersonEmailRequest } from '@sa/contracts';
 import { queryRows } from '@sa/db';
 
 /**
@@ -11,7 +11,7 @@ import { queryRows } from '@sa/db';
 export const ERASED_BODY = '[erased after sending: it carried a single-use link]';
 
 /** SQL: the body of a finished e-mail, erased for the kinds that carry a single-use link. */
-const FINISHED_BODY = `CASE WHEN kind = ANY('{${PERSON_EMAIL_KINDS.join(',')}}'::text[]) THEN '${ERASED_BODY}' ELSE body_text END`;
+const FINISHED_BODY = `CASE WHEN kind = ANY('{${LINK_EMAIL_KINDS.join(',')}}'::text[]) THEN '${ERASED_BODY}' ELSE body_text END`;
 
 export interface OutgoingEmail {
   id: string;

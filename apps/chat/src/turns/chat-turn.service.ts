@@ -18,6 +18,8 @@ import { phrase } from '../answer/phrases';
 import { CHAT_LOGGER, CHAT_MODEL } from '../chat.tokens';
 import { CHAT_CONFIG, ChatConfig } from '../config/chat.config';
 import { MessagesRepository, QuotaReservation } from '../conversations/messages.repository';
+import { questionKey } from '../analytics/question-key';
+import { HandoffService } from '../handoff/handoff.service';
 import { newWidgetSessionId } from '../widget/widget-session-id';
 import { WidgetSessionsRepository } from '../widget/widget-sessions.repository';
 import { StorableStream, storable } from './storable-text';
@@ -58,6 +60,7 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     private readonly messages: MessagesRepository,
     private readonly widgetSessions: WidgetSessionsRepository,
     private readonly outbox: Outbox,
+    private readonly handoffs: HandoffService,
     @InjectDataSource() private readonly ds: DataSource,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(CHAT_MODEL) private readonly model: BaseChatModel | null,
@@ -70,6 +73,10 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     // in a fixed order, and a reserved message is given back when a later check refuses the turn.
     // A widget turn without a session starts a new widget session (the gateway has checked any
     // session a widget turn names); other channels take the session id the caller chose.
+    if (req.sessionId) {
+      const heldBy = await this.handoffs.takenBy(ctx.tenantId, req.sessionId);
+      if (heldBy !== null) return this.held(ctx, req, req.sessionId, heldBy);
+    }
     const mintSession = req.channel === 'widget' && !req.sessionId;
     const sessionId = req.sessionId ?? (mintSession ? newWidgetSessionId() : randomUUID());
     const now = new Date();
@@ -98,6 +105,23 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     const turn: Turn = { ctx, req, sessionId, bot, language, detected, passages, abort, release: () => bucket.release() };
     const done = this.run(turn).finally(() => this.running.delete(req.turnId));
     this.running.set(req.turnId, { abort, done });
+    return { turn_id: req.turnId, session_id: sessionId, chatbot_id: bot?.id ?? null, language };
+  }
+
+  /**
+   * A person holds the session (handoff taken): the bot stays silent. The visitor's message is
+   * stored (no model call, no retrieval, nothing counted against a quota) and the stream ends with
+   * a `held` event naming the person, so the widget says who answers.
+   */
+  private async held(ctx: CallerContext, req: ChatTurnRequest, sessionId: string, heldBy: string): Promise<ChatTurnStarted> {
+    const bot = await this.resolveBot(ctx, req.chatbotId);
+    await this.checkSession(ctx, sessionId, bot?.id ?? null);
+    const { language, detected } = resolveReplyLanguage({ requested: req.language, text: req.message, botLanguage: bot?.language ?? 'en' });
+    const question = storable(req.message);
+    const stored = await this.ds.transaction((m) =>
+      this.handoffs.storeVisitorMessage(m, { tenantId: ctx.tenantId, chatbotId: bot?.id ?? null, sessionId, channel: req.channel, content: question, language: detected ?? language, questionKey: questionKey(question) }),
+    );
+    setImmediate(() => this.nc.publish(req.streamSubject, Buffer.from(JSON.stringify({ type: 'held', user_message_id: stored.id, taken_by: heldBy } satisfies ChatStreamEvent))));
     return { turn_id: req.turnId, session_id: sessionId, chatbot_id: bot?.id ?? null, language };
   }
 
@@ -253,6 +277,7 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
         await this.outbox.add(m, 'message.unanswered', ctx.tenantId, { ...common, message_id: assistantMessage.id, user_message_id: userMessage.id, question, language: turn.language });
       }
       if (handoff) {
+        await this.handoffs.request(m, { tenantId: ctx.tenantId, sessionId: turn.sessionId, chatbotId: turn.bot?.id ?? null, channel: req.channel, kind: handoff, reason: null, question });
         await this.outbox.add(m, 'conversation.handoff', ctx.tenantId, {
           ...common,
           kind: handoff,

@@ -5,7 +5,10 @@ import { CallerContext } from '@sa/contracts';
 import { dataSourceOptions } from '@sa/db';
 import { Outbox } from '@sa/events';
 import { createTestDatabase, domainErrorCode } from '@sa/testing';
+import { NatsConnection, connect } from 'nats';
 import { MessagesRepository, NewTurn, StoredTurn } from '../conversations/messages.repository';
+import { HandoffRepository } from '../handoff/handoff.repository';
+import { HandoffService } from '../handoff/handoff.service';
 import { WidgetSessionsRepository } from './widget-sessions.repository';
 import { WidgetRepository } from './widget.repository';
 import { WidgetService } from './widget.service';
@@ -17,12 +20,14 @@ let db: Awaited<ReturnType<typeof createTestDatabase>>;
 let ds: DataSource;
 let messages: MessagesRepository;
 let service: WidgetService;
+let nc: NatsConnection;
 
 beforeAll(async () => {
   db = await createTestDatabase('sa_test_chat_widget');
   ds = await new DataSource({ ...dataSourceOptions({ url: db.appUrl('chat'), applicationName: 'chat-widget-int', poolSize: 5 }), logging: false }).initialize();
   messages = new MessagesRepository(ds);
-  service = new WidgetService(new WidgetRepository(ds), new WidgetSessionsRepository(ds), messages, new Outbox('chat'), ds);
+  nc = await connect({ servers: process.env['NATS_URL'] || 'nats://127.0.0.1:4222' });
+  service = new WidgetService(new WidgetRepository(ds), new WidgetSessionsRepository(ds), messages, new Outbox('chat'), new HandoffService(new HandoffRepository(ds), messages, ds, nc), ds);
 });
 
 beforeEach(async () => {
@@ -30,6 +35,7 @@ beforeEach(async () => {
 });
 
 afterAll(async () => {
+  await nc?.close();
   await ds?.destroy();
   await db?.drop();
 });

@@ -6,6 +6,7 @@ import { CallerContext, FeedbackRequest, HandoffRequest, TicketRequest, TicketVi
 import { BotAccessDenied, NotFound } from '@sa/errors';
 import { Outbox } from '@sa/events';
 import { MessagesRepository } from '../conversations/messages.repository';
+import { HandoffService } from '../handoff/handoff.service';
 import { WidgetSessionsRepository } from './widget-sessions.repository';
 import { WidgetRepository } from './widget.repository';
 
@@ -20,6 +21,7 @@ export class WidgetService {
     private readonly sessions: WidgetSessionsRepository,
     private readonly messages: MessagesRepository,
     private readonly outbox: Outbox,
+    private readonly handoffs: HandoffService,
     @InjectDataSource() private readonly ds: DataSource,
   ) {}
 
@@ -70,11 +72,12 @@ export class WidgetService {
     });
   }
 
-  /** The visitor asks for a person: conversation.handoff (explicit). The session need not exist yet. */
+  /** The visitor asks for a person: conversation.handoff (explicit), and the session enters the handoff queue. The session need not exist yet. */
   async handoff(ctx: CallerContext, req: HandoffRequest): Promise<{ session_id: string; handoff: true }> {
     const botId = requireBot(ctx, req.chatbotId);
     await this.ds.transaction(async (m) => {
       await this.checkSessionBot(m, ctx.tenantId, req.sessionId, botId);
+      await this.handoffs.request(m, { tenantId: ctx.tenantId, sessionId: req.sessionId, chatbotId: botId, channel: 'widget', kind: 'explicit', reason: req.reason ?? null, question: null });
       await this.outbox.add(m, 'conversation.handoff', ctx.tenantId, {
         session_id: req.sessionId,
         chatbot_id: botId,

@@ -1,6 +1,6 @@
 import { validateDto } from '@sa/messaging';
 import { SendPersonEmailRequest } from '@sa/contracts';
-import { invitationEmail, passwordResetEmail } from './person-mail';
+import { handoffEmail, invitationEmail, passwordResetEmail } from './person-mail';
 
 describe('person e-mails', () => {
   const token = 'A'.repeat(43);
@@ -27,6 +27,23 @@ describe('person e-mails', () => {
     expect(mail).toMatchObject({ kind: 'password_reset', to: 'ada@example.com', workspace_id: null });
     expect(mail.body_text).toContain(`http://127.0.0.1:3002/reset-password#token=${token}`);
     expect(mail.body_text).toContain('60 minutes');
+    expect(() => validateDto(SendPersonEmailRequest, mail)).not.toThrow();
+  });
+
+  it("a handoff: the Handoff page's link, the visitor's message on one line, valid for bookings.email.send", () => {
+    const mail = handoffEmail({
+      publicUrl: 'https://console.example.com',
+      to: 'ada@example.com',
+      workspaceId: '6f1c3c5e-3f0a-4d3e-9a55-3b8a1d2c4e5f',
+      workspaceName: 'Acme',
+      kind: 'explicit',
+      question: 'I want a human\r\nBcc: x@example.com',
+    });
+    expect(mail).toMatchObject({ kind: 'handoff', to: 'ada@example.com', workspace_id: '6f1c3c5e-3f0a-4d3e-9a55-3b8a1d2c4e5f', subject: 'A visitor asks for a person (Acme)' });
+    expect(mail.body_text).toContain('https://console.example.com/w/6f1c3c5e-3f0a-4d3e-9a55-3b8a1d2c4e5f/handoff');
+    expect(mail.body_text).toContain('Their message: "I want a human Bcc: x@example.com"');
+    expect(mail.body_text).toContain('A visitor asked to talk to a person');
+    expect(handoffEmail({ ...mail, publicUrl: 'http://c', workspaceId: 'w', workspaceName: 'A', kind: 'detected', question: null }).body_text).not.toContain('Their message');
     expect(() => validateDto(SendPersonEmailRequest, mail)).not.toThrow();
   });
 });

@@ -37,3 +37,20 @@ export function passwordResetEmail(input: { publicUrl: string; to: string; token
 function oneLine(text: string): string {
   return text.replace(/[\r\n\u2028\u2029]+/g, ' ').trim().slice(0, 200);
 }
+
+/**
+ * The e-mail owners and admins get when a conversation asks for a person (issue 19). The visitor's
+ * question is quoted on one line and shortened; the link leads to the console's Handoff page.
+ */
+export function handoffEmail(input: { publicUrl: string; to: string; workspaceId: string; workspaceName: string; kind: 'explicit' | 'detected'; question: string | null }): SendPersonEmailRequest {
+  const link = `${input.publicUrl}/w/${encodeURIComponent(input.workspaceId)}/handoff`;
+  const why = input.kind === 'explicit' ? 'A visitor asked to talk to a person' : 'The bot noticed that a visitor needs a person';
+  const question = input.question ? `\nTheir message: "${oneLine(input.question)}"\n` : '';
+  return {
+    kind: 'handoff',
+    to: input.to,
+    workspace_id: input.workspaceId,
+    subject: `A visitor asks for a person (${oneLine(input.workspaceName)})`,
+    body_text: `${why} in the workspace "${oneLine(input.workspaceName)}".\n${question}\nTake the conversation over in the console:\n${link}\n`,
+  };
+}

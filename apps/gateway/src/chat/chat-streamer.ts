@@ -42,6 +42,7 @@ export interface StreamFailure {
 export function sseFinalFrame(failure?: StreamFailure, answer?: FinishedAnswer): string {
   const choices = [{ index: 0, delta: { content: '' }, finish_reason: failure ? 'error' : 'stop' }];
   if (failure) return `data: ${JSON.stringify({ choices, error: { code: failure.code, message: failure.message } })}\n\n`;
+  if (answer?.held) return `data: ${JSON.stringify({ choices, handoff: { state: 'taken', taken_by: answer.held.taken_by } })}\n\n`;
   return `data: ${JSON.stringify(answer ? { choices, message_id: answer.message_id, source_urls: answer.source_urls } : { choices })}\n\n`;
 }
 
@@ -52,6 +53,8 @@ export function sseFinalFrame(failure?: StreamFailure, answer?: FinishedAnswer):
 export interface FinishedAnswer {
   message_id: string;
   source_urls: string[];
+  /** Issue 19: a person holds the session; no answer came, the last frame says who has it (`handoff`). */
+  held?: { taken_by: string };
 }
 
 /**
@@ -116,6 +119,10 @@ export class ChatStreamer {
         else if (event.type === 'end') {
           failure = undefined;
           if (channel === 'widget') answer = { message_id: event.assistant_message_id, source_urls: event.source_urls ?? [] };
+        } else if (event.type === 'held') {
+          failure = undefined;
+          // /v1/chat keeps the spec's frames: an empty, complete answer; the widget learns who answers.
+          if (channel === 'widget') answer = { message_id: event.user_message_id, source_urls: [], held: { taken_by: event.taken_by } };
         }
         else {
           failure = { code: event.code, message: event.message };

@@ -12,6 +12,8 @@ export const loadGatewayConfig = (source: Record<string, string | undefined> = p
       /** Public widget routes: requests per client IP (and per session) per window. */
       widgetRateLimitRequests: env.int('WIDGET_RATE_LIMIT_REQUESTS', 120, { min: 1 }),
       widgetRateLimitWindowSeconds: env.int('WIDGET_RATE_LIMIT_WINDOW_SECONDS', 60, { min: 1, max: 86400 }),
+      /** The widget's long poll for a person's replies (issue 19): how long one request waits for news. */
+      widgetRepliesWaitMs: env.int('WIDGET_REPLIES_WAIT_MS', 25000, { min: 0, max: 120000 }),
     },
     source,
   );

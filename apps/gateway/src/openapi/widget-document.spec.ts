@@ -27,6 +27,7 @@ const routes: [string, string, string, string][] = [
   ['/bots/{botId}/bookings', '201', 'WidgetBookingRequest', 'VisitorBooking'],
   ['/bots/{botId}/tickets', '201', 'WidgetTicketRequest', 'Receipt'],
   ['/bots/{botId}/handoff', '200', 'WidgetHandoffRequest', 'HandoffResult'],
+  ['/bots/{botId}/replies', '200', 'WidgetRepliesRequest', 'WidgetReplies'],
 ];
 
 const post = (path: string): Json => doc.paths[path].post;
@@ -50,11 +51,11 @@ describe('the widget API document (GET /widget/v1/openapi.json)', () => {
     expect(Object.isFrozen(documents.rest)).toBe(true);
   });
 
-  it('has the 9 widget operations (and its own description), with unique operationIds and no authentication', () => {
+  it('has the 10 widget operations (and its own description), with unique operationIds and no authentication', () => {
     const actual = Object.entries(doc.paths as Record<string, Json>).flatMap(([path, item]) => Object.keys(item).map((m) => `${m} ${path}`));
     expect(actual.sort()).toEqual([...routes.map(([p]) => `post ${p}`), 'get /bots/{botId}/config', 'get /openapi.json'].sort());
     const ops = Object.values(doc.paths as Record<string, Json>).flatMap((item) => Object.values(item) as Json[]);
-    expect(new Set(ops.map((o) => o.operationId)).size).toBe(10);
+    expect(new Set(ops.map((o) => o.operationId)).size).toBe(11);
     for (const o of ops) {
       expect(o.security).toEqual([]);
       expect(o['x-required-scope']).toBeUndefined();

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Post, Res } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Post, Res } from '@nestjs/common';
 import { ApiBody, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import {
@@ -14,6 +14,8 @@ import {
   WidgetIdentifyView,
   WidgetLeadBody,
   WidgetReceiptView,
+  WidgetRepliesBody,
+  WidgetRepliesView,
   WidgetSessionBody,
   WidgetSessionView,
   WidgetTicketBody,
@@ -21,6 +23,8 @@ import {
 import { InvalidUserHash } from '@sa/errors';
 import { RpcClient } from '@sa/messaging';
 import { ChatStreamer } from '../chat/chat-streamer';
+import { GATEWAY_CONFIG, GatewayConfig } from '../config/gateway.config';
+import { HandoffReplies } from './handoff-replies';
 import { dto } from '../http/dto.pipe';
 import { ApiChatStream, ApiWidgetErrors, RATE_HEADERS, WIDGET_CHAT_STREAM_DESCRIPTION, WIDGET_CHAT_STREAM_EXAMPLE } from '../openapi/api-responses';
 import { ApiWidgetData, ApiWidgetOperation } from './widget-openapi';
@@ -42,6 +46,8 @@ export class WidgetController {
     private readonly rpc: RpcClient,
     private readonly streamer: ChatStreamer,
     private readonly access: WidgetAccess,
+    private readonly replies: HandoffReplies,
+    @Inject(GATEWAY_CONFIG) private readonly gatewayConfig: GatewayConfig,
   ) {}
 
   @Get('config')
@@ -168,5 +174,21 @@ export class WidgetController {
   async handoff(@WidgetCaller() { ctx, botId }: WidgetCallerContext, @Body(dto(WidgetHandoffBody, 'body')) body: WidgetHandoffBody): Promise<{ data: WidgetHandoffView }> {
     const done = await this.rpc.send('chat.session.handoff', { ...body, chatbotId: botId }, ctx);
     return { data: { session_id: done.session_id, handoff: true } };
+  }
+
+  @Post('replies')
+  @WidgetRoute('chat:invoke')
+  @HttpCode(200)
+  @ApiWidgetOperation(
+    'widgetReplies',
+    "A person's replies (long poll)",
+    'The handoff state of the session and the replies a person wrote after `after`. When there is nothing new and a person was asked for or ' +
+      'holds the session, the answer waits (up to WIDGET_REPLIES_WAIT_MS, 25 s by default) for a reply, a take-over or a hand-back. Send the answer\'s ' +
+      '`cursor` as `after` in the next call.',
+  )
+  @ApiWidgetData(200, 'The state and the new replies.', WidgetRepliesView)
+  @ApiWidgetErrors({ session: true })
+  async pollReplies(@WidgetCaller() { ctx, botId }: WidgetCallerContext, @Body(dto(WidgetRepliesBody, 'body')) body: WidgetRepliesBody): Promise<{ data: WidgetRepliesView }> {
+    return { data: await this.replies.wait(ctx, { ...body, chatbotId: botId }, this.gatewayConfig.widgetRepliesWaitMs) };
   }
 }

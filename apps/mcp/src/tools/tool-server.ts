@@ -148,6 +148,11 @@ export class ToolServerFactory {
             unanswered: event.unanswered,
             assistant_message_id: event.assistant_message_id,
           };
+        } else if (event.type === 'held') {
+          throw new DomainError('conflict', `A person (${event.taken_by}) has taken this conversation over: the message was stored, the bot does not answer until it is handed back.`, {
+            session_id: turn.started.session_id,
+            stored: true,
+          });
         } else {
           // Never a partial answer presented as complete: an error result, saying what was kept.
           const partial = answer ? ` What was produced so far: "${answer}".` : '';

@@ -18,6 +18,8 @@ export const arAE: Messages = {
   feedback_thanks: 'شكرًا على ملاحظاتك',
   handoff: 'التحدث إلى موظف',
   handoff_done: 'طلبنا من أحد الموظفين الانضمام. سيرد عليك هنا أو عبر البريد الإلكتروني.',
+  handoff_taken: '{name} يرد عليك الآن.',
+  handoff_released: 'المساعد يرد عليك مجددًا.',
   contact_me: 'تواصلوا معي',
   lead_title: 'اترك بياناتك وسنتواصل معك',
   lead_submit: 'إرسال البيانات',

@@ -18,6 +18,8 @@ export const en: Messages = {
   feedback_thanks: 'Thanks for your feedback',
   handoff: 'Talk to a person',
   handoff_done: 'We have asked a person to join. They will reply here or by e-mail.',
+  handoff_taken: '{name} is answering you now.',
+  handoff_released: 'The assistant answers again.',
   contact_me: 'Contact me',
   lead_title: 'Leave your details and we will contact you',
   lead_submit: 'Send details',

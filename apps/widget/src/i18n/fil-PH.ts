@@ -18,6 +18,8 @@ export const filPH: Messages = {
   feedback_thanks: 'Salamat sa inyong feedback',
   handoff: 'Makipag-usap sa isang tao',
   handoff_done: 'Humiling na kami na may taong sumali. Sasagot siya rito o sa e-mail.',
+  handoff_taken: 'Si {name} na ang sumasagot sa iyo ngayon.',
+  handoff_released: 'Ang assistant na ulit ang sasagot sa iyo.',
   contact_me: 'Makipag-ugnayan sa akin',
   lead_title: 'Iwan ang inyong detalye at makikipag-ugnayan kami sa inyo',
   lead_submit: 'Ipadala ang detalye',

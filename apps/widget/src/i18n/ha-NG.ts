@@ -18,6 +18,8 @@ export const haNG: Messages = {
   feedback_thanks: 'Mun gode da ra’ayinku',
   handoff: 'Yi magana da mutum',
   handoff_done: 'Mun nemi wani mutum ya shigo. Zai amsa muku a nan ko ta imel.',
+  handoff_taken: '{name} ne ke amsa muku yanzu.',
+  handoff_released: 'Mataimaki zai sake amsa muku.',
   contact_me: 'A tuntuɓe ni',
   lead_title: 'Ku bar bayananku, za mu tuntuɓe ku',
   lead_submit: 'Aika bayanai',

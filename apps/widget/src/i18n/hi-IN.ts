@@ -17,6 +17,8 @@ export const hiIN: Messages = {
   feedback_thanks: 'आपकी प्रतिक्रिया के लिए धन्यवाद',
   handoff: 'किसी व्यक्ति से बात करें',
   handoff_done: 'हमने किसी व्यक्ति को जुड़ने के लिए कहा है। वे यहीं या ई-मेल से जवाब देंगे।',
+  handoff_taken: '{name} अब आपको जवाब दे रहे हैं।',
+  handoff_released: 'अब सहायक फिर से जवाब देगा।',
   contact_me: 'मुझसे संपर्क करें',
   lead_title: 'अपना विवरण दें, हम आपसे संपर्क करेंगे',
   lead_submit: 'विवरण भेजें',

@@ -17,6 +17,8 @@ export const idID: Messages = {
   feedback_thanks: 'Terima kasih atas masukan Anda',
   handoff: 'Bicara dengan petugas',
   handoff_done: 'Kami sudah meminta petugas untuk bergabung. Petugas akan membalas di sini atau melalui email.',
+  handoff_taken: '{name} sekarang membalas Anda.',
+  handoff_released: 'Asisten kembali menjawab Anda.',
   contact_me: 'Hubungi saya',
   lead_title: 'Tinggalkan data Anda dan kami akan menghubungi Anda',
   lead_submit: 'Kirim data',

@@ -17,6 +17,8 @@ export const jaJP: Messages = {
   feedback_thanks: 'フィードバックをありがとうございます',
   handoff: '担当者と話す',
   handoff_done: '担当者に対応を依頼しました。こちらまたはメールでご返信します。',
+  handoff_taken: '{name}が対応しています。',
+  handoff_released: 'アシスタントが再び対応します。',
   contact_me: '連絡を希望する',
   lead_title: '連絡先をご記入いただければ、担当者からご連絡します',
   lead_submit: '連絡先を送信',

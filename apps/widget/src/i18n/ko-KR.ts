@@ -17,6 +17,8 @@ export const koKR: Messages = {
   feedback_thanks: '의견을 보내 주셔서 감사합니다',
   handoff: '상담원과 대화하기',
   handoff_done: '상담원 연결을 요청했습니다. 이곳 또는 이메일로 답변드리겠습니다.',
+  handoff_taken: '{name}님이 지금 답변하고 있습니다.',
+  handoff_released: '어시스턴트가 다시 답변합니다.',
   contact_me: '연락 요청',
   lead_title: '연락처를 남겨 주시면 연락드리겠습니다',
   lead_submit: '연락처 보내기',

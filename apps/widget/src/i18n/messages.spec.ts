@@ -41,7 +41,7 @@ describe('widget messages', () => {
       time_zone_hint: 'Your time zone: {tz}',
       writing: 'The assistant is writing…',
     });
-    expect(MESSAGE_KEYS).toHaveLength(48);
+    expect(MESSAGE_KEYS).toHaveLength(50);
     expect(new Set(MESSAGE_KEYS).size).toBe(MESSAGE_KEYS.length);
   });
 

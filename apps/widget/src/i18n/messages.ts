@@ -17,6 +17,8 @@ export const MESSAGE_KEYS = [
   'feedback_thanks',
   'handoff',
   'handoff_done',
+  'handoff_taken',
+  'handoff_released',
   'contact_me',
   'lead_title',
   'lead_submit',

@@ -17,6 +17,8 @@ export const msMY: Messages = {
   feedback_thanks: 'Terima kasih atas maklum balas anda',
   handoff: 'Bercakap dengan kakitangan',
   handoff_done: 'Kami telah meminta seorang kakitangan untuk menyertai. Mereka akan membalas di sini atau melalui e-mel.',
+  handoff_taken: '{name} sedang membalas anda sekarang.',
+  handoff_released: 'Pembantu akan menjawab semula.',
   contact_me: 'Hubungi saya',
   lead_title: 'Tinggalkan butiran anda dan kami akan menghubungi anda',
   lead_submit: 'Hantar butiran',

@@ -17,6 +17,8 @@ export const swKE: Messages = {
   feedback_thanks: 'Asante kwa maoni yako',
   handoff: 'Ongea na mtu',
   handoff_done: 'Tumemwomba mtu ajiunge. Atakujibu hapa au kwa barua pepe.',
+  handoff_taken: '{name} anakujibu sasa.',
+  handoff_released: 'Msaidizi anajibu tena.',
   contact_me: 'Wasiliana nami',
   lead_title: 'Acha maelezo yako na tutawasiliana nawe',
   lead_submit: 'Tuma maelezo',

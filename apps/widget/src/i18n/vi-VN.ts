@@ -17,6 +17,8 @@ export const viVN: Messages = {
   feedback_thanks: 'Cảm ơn bạn đã góp ý',
   handoff: 'Nói chuyện với nhân viên',
   handoff_done: 'Chúng tôi đã mời một nhân viên tham gia. Họ sẽ trả lời tại đây hoặc qua email.',
+  handoff_taken: '{name} đang trả lời bạn.',
+  handoff_released: 'Trợ lý sẽ trả lời lại.',
   contact_me: 'Liên hệ với tôi',
   lead_title: 'Để lại thông tin, chúng tôi sẽ liên hệ với bạn',
   lead_submit: 'Gửi thông tin',

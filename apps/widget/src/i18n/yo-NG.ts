@@ -18,6 +18,8 @@ export const yoNG: Messages = {
   feedback_thanks: 'Ẹ ṣé fún èsì yín',
   handoff: 'Bá ènìyàn sọ̀rọ̀',
   handoff_done: 'A ti ní kí ènìyàn kan darapọ̀ mọ́ wa. Wọn yóò fèsì níbí tàbí nípasẹ̀ í-meèlì.',
+  handoff_taken: '{name} ń dá ọ lóhùn báyìí.',
+  handoff_released: 'Olùrànlọ́wọ́ yóò tún máa dáhùn.',
   contact_me: 'Ẹ kàn sí mi',
   lead_title: 'Ẹ fi àlàyé yín sílẹ̀, a ó kàn sí yín',
   lead_submit: 'Fi àlàyé ránṣẹ́',

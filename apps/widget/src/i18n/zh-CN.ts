@@ -17,6 +17,8 @@ export const zhCN: Messages = {
   feedback_thanks: '感谢您的反馈',
   handoff: '转人工客服',
   handoff_done: '我们已请工作人员加入，他们会在这里或通过电子邮件回复您。',
+  handoff_taken: '{name}正在为您解答。',
+  handoff_released: '助手将重新为您解答。',
   contact_me: '联系我',
   lead_title: '留下您的联系方式，我们会尽快与您联系',
   lead_submit: '提交信息',

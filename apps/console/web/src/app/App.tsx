@@ -16,6 +16,7 @@ import { ConnectionsPage } from '../pages/connections/ConnectionsPage';
 import { ConsentPage } from '../pages/consent/ConsentPage';
 import { ConsoleLayout } from '../pages/layout/ConsoleLayout';
 import { ForgotPasswordPage } from '../pages/forgot-password/ForgotPasswordPage';
+import { HandoffPage } from '../pages/handoff/HandoffPage';
 import { MembersPage } from '../pages/members/MembersPage';
 import { NoWorkspacePage } from '../pages/no-workspace/NoWorkspacePage';
 import { NotFoundPage } from '../pages/not-found/NotFoundPage';
@@ -77,6 +78,7 @@ const router = createBrowserRouter([
           { path: 'conversations', element: <ConversationsPage /> },
           { path: 'leads', element: <LeadsPage /> },
           { path: 'bookings', element: <BookingsPage /> },
+          { path: 'handoff', element: <HandoffPage /> },
           { path: '*', element: <NotFoundPage /> },
         ],
       },

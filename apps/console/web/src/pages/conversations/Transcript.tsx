@@ -18,20 +18,23 @@ function Source({ url }: { url: string }) {
   );
 }
 
+/** A message as the transcript shows it: a chat message, or a handoff message with its author. */
+export type TranscriptMessage = Pick<ChatMessage, 'id' | 'role' | 'content' | 'created_at'> &
+  Partial<Pick<ChatMessage, 'source_urls' | 'feedback'>> & { author_kind?: 'person' | null; author_label?: string | null };
+
 const FEEDBACK_TEXT = { positive: 'Rated helpful', negative: 'Rated not helpful' } as const;
 
 /**
  * A conversation's messages in order: who wrote each (the visitor or the bot, or a person when the
  * message says so), when, the text as text, the sources of an answer and the visitor's feedback.
- * Used by the Conversations and Leads pages.
+ * Used by the Conversations, Leads and Handoff pages.
  */
-export function Transcript({ messages, label = 'Transcript' }: { messages: ChatMessage[]; label?: string }) {
-  if (messages.length === 0) return <p className="empty">No messages.</p>;
+export function Transcript({ messages, label = 'Transcript', empty = 'No messages.' }: { messages: TranscriptMessage[]; label?: string; empty?: string }) {
+  if (messages.length === 0) return <p className="empty">{empty}</p>;
   return (
     <ol className="transcript" aria-label={label}>
       {messages.map((m) => {
-        const author = (m as { author?: { kind?: string; label?: string } }).author;
-        const who = m.role === 'user' ? 'Visitor' : author?.kind === 'person' ? `${author.label ?? 'A person'} (person)` : 'Bot';
+        const who = m.role === 'user' ? 'Visitor' : m.author_kind === 'person' ? `${m.author_label ?? 'A person'} (person)` : 'Bot';
         return (
           <li key={m.id} className={`transcript__message transcript__message--${m.role}`}>
             <div className="transcript__meta">

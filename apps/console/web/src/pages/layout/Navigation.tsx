@@ -13,6 +13,7 @@ const ENTRIES = [
   { to: 'members', label: 'Members' },
   { to: 'workspace', label: 'Workspace' },
   { to: 'audit', label: 'Audit log' },
+  { to: 'handoff', label: 'Handoff' },
 ];
 
 /** The console's sections; the current one is marked aria-current="page". */
