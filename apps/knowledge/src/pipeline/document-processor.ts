@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { GuardError, GuardedResponse, OutboundPolicy, checkUrl, guardedFetch } from '@sa/net-guard';
 import type { EmbedderChoice } from '../embeddings/embeddings.factory';
 import { chunkText } from '../ingestion/chunking';
-import { extractText } from '../ingestion/extract';
+import { extractWebText } from '@sa/doc-text';
 import { extractSameSiteLinks, isSitemapUrl, parseSitemap } from '../ingestion/links';
 import { RobotsCache } from '../ingestion/robots';
 import { EMBEDDER, KNOWLEDGE_LOGGER, OUTBOUND_POLICY } from '../knowledge.tokens';
@@ -103,7 +103,7 @@ export class DocumentProcessor {
     }
     let extracted;
     try {
-      extracted = extractText({ body: res.body, contentType, url: res.url });
+      extracted = extractWebText({ body: res.body, contentType, url: res.url });
     } catch (err) {
       throw new PermanentFailure((err as Error).message);
     }
