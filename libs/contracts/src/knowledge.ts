@@ -8,6 +8,11 @@ export const KB_SOURCE_TYPES = ['url', 'file', 'qa', 'snippet'] as const;
 export type KbSourceType = (typeof KB_SOURCE_TYPES)[number];
 export const KB_STATUSES = ['queued', 'processing', 'ready', 'failed'] as const;
 export type KbStatus = (typeof KB_STATUSES)[number];
+/** How often a URL source is re-synced by the knowledge service's scheduler (issue 19). */
+export const KB_RESYNC_SCHEDULES = ['none', 'daily', 'weekly'] as const;
+export type KbResyncSchedule = (typeof KB_RESYNC_SCHEDULES)[number];
+export const KB_QA_QUESTION_MAX = 300;
+export const KB_QA_ANSWER_MAX = 4000;
 
 /** The description of a chatbotId that filters a list (REST query, MCP argument). */
 export const ONLY_THIS_BOT = 'Only this bot. A token restricted to specific bots must send an allowed chatbotId.';
@@ -53,6 +58,53 @@ export class KbDocumentView {
   @Nullable()
   @IsString()
   failure_reason: string | null;
+  // Issue 19 (kq): re-sync. Optional so every existing producer and reader stays valid.
+  @Doc({ description: 'Not in the spec (x-extension): how often this URL source is re-synced (`none`, `daily`, `weekly`).', extension: true })
+  @IsOptional()
+  @IsIn(KB_RESYNC_SCHEDULES)
+  resync_schedule?: KbResyncSchedule;
+  @Doc({ description: 'Not in the spec (x-extension): when this document was last fetched and indexed (ready), or null.', extension: true })
+  @IsOptional()
+  @Nullable()
+  @IsISO8601()
+  last_synced_at?: string | null;
+  @Doc({ description: 'Not in the spec (x-extension): when the scheduler re-syncs it next (null without a schedule).', extension: true })
+  @IsOptional()
+  @Nullable()
+  @IsISO8601()
+  next_sync_at?: string | null;
+  @Doc({ description: 'Not in the spec (x-extension): the crawled source (site root or sitemap) this page was discovered from, or null.', extension: true })
+  @IsOptional()
+  @Nullable()
+  @IsUUID()
+  parent_id?: string | null;
+}
+
+/**
+ * knowledge.document.add-qa (issue 19): a question and its answer as one `qa` document (title =
+ * question) holding one chunk "Q: …\nA: …", retrieved whole. Counts one page against the quota (402).
+ */
+export class AddKbQaRequest {
+  @IsString() @CharLength(1, KB_QA_QUESTION_MAX) @NotBlank() question: string;
+  @IsString() @CharLength(1, KB_QA_ANSWER_MAX) @NotBlank() answer: string;
+  @IsOptional() @IsUUID() chatbotId?: string;
+}
+
+/** A document of the caller's workspace (404 otherwise; a bot-restricted caller only its bots' documents). */
+export class KbDocumentIdRequest {
+  @IsUUID() documentId: string;
+}
+
+/**
+ * knowledge.document.resync (issue 19): re-fetch a URL source now (and the pages discovered from
+ * it). 400 for a source that is not a URL, 409 while it is queued or processing.
+ * Reply: the document, `queued`.
+ */
+export class ResyncKbRequest extends KbDocumentIdRequest {}
+
+/** knowledge.document.schedule (issue 19): re-sync a URL source daily, weekly, or not (`none`). 400 for a non-URL source. */
+export class ScheduleKbRequest extends KbDocumentIdRequest {
+  @IsIn(KB_RESYNC_SCHEDULES) schedule: KbResyncSchedule;
 }
 
 /** The `data` of the 202 of POST /v1/kb/ingest: the spec shows `{id: string, status: string}`. */

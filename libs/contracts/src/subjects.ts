@@ -48,7 +48,20 @@ import {
   WebhookView,
 } from './management';
 import { RecordTokenUseReply, RecordTokenUseRequest, VerifyTokenReply, VerifyTokenRequest, WorkspaceFactsReply, WorkspaceFactsRequest } from './identity';
-import { BotSummary, CheckBotsReply, CheckBotsRequest, IngestKbRequest, KbDocumentView, KbIngestAccepted, ListKbRequest, PassageView, SearchKnowledgeRequest } from './knowledge';
+import {
+  AddKbQaRequest,
+  BotSummary,
+  CheckBotsReply,
+  CheckBotsRequest,
+  IngestKbRequest,
+  KbDocumentView,
+  KbIngestAccepted,
+  ListKbRequest,
+  PassageView,
+  ResyncKbRequest,
+  ScheduleKbRequest,
+  SearchKnowledgeRequest,
+} from './knowledge';
 
 /** The seven services behind the gateway, each a NATS queue group of its own name. */
 export const SERVICE_NAMES = ['bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher'] as const;
@@ -133,6 +146,10 @@ export const RPC = {
   'bookings.email.send': rpc<SendPersonEmailRequest, SendPersonEmailReply>(SendPersonEmailRequest, false),
   // Answered by the console (queue group `console`), owner of OAuth connections (issue 17).
   'console.connection.verify': rpc<VerifyConnectionTokenRequest, VerifyConnectionTokenReply>(VerifyConnectionTokenRequest, false),
+  // Issue 19 (kq): Q&A documents, re-sync of URL sources now or on a schedule (knowledge.ts).
+  'knowledge.document.add-qa': rpc<AddKbQaRequest, KbDocumentView>(AddKbQaRequest),
+  'knowledge.document.resync': rpc<ResyncKbRequest, KbDocumentView>(ResyncKbRequest),
+  'knowledge.document.schedule': rpc<ScheduleKbRequest, KbDocumentView>(ScheduleKbRequest),
 } as const;
 
 export type RpcSubject = keyof typeof RPC;

@@ -479,6 +479,26 @@ export interface components {
             failure_reason?: string | null;
             /** Format: uuid */
             id: string;
+            /**
+             * Format: date-time
+             * @description Not in the spec (x-extension): when this document was last fetched and indexed (ready), or null.
+             */
+            last_synced_at?: string | null;
+            /**
+             * Format: date-time
+             * @description Not in the spec (x-extension): when the scheduler re-syncs it next (null without a schedule).
+             */
+            next_sync_at?: string | null;
+            /**
+             * Format: uuid
+             * @description Not in the spec (x-extension): the crawled source (site root or sitemap) this page was discovered from, or null.
+             */
+            parent_id?: string | null;
+            /**
+             * @description Not in the spec (x-extension): how often this URL source is re-synced (`none`, `daily`, `weekly`).
+             * @enum {string}
+             */
+            resync_schedule?: "none" | "daily" | "weekly";
             /** @enum {string} */
             source_type: "url" | "file" | "qa" | "snippet";
             source_url: string | null;
