@@ -1,3 +1,4 @@
+import * as path from 'node:path';
 import { env } from '@sa/config';
 import { BlobStore, FilesystemBlobStore } from './blob-store';
 import { S3BlobStore } from './s3-blob-store';
@@ -35,5 +36,5 @@ export function createBlobStore(c: BlobStorageSettings): BlobStore {
     if (!c.s3Bucket) throw new Error('BLOB_STORE=s3 needs S3_BUCKET');
     return new S3BlobStore({ bucket: c.s3Bucket, region: c.s3Region, endpoint: c.s3Endpoint, forcePathStyle: c.s3ForcePathStyle, accessKeyId: c.s3AccessKeyId, secretAccessKey: c.s3SecretAccessKey, prefix: c.s3Prefix });
   }
-  return new FilesystemBlobStore(c.blobDir);
+  return new FilesystemBlobStore(path.resolve(c.blobDir));
 }

@@ -48,7 +48,7 @@ export class FilesystemBlobStore implements BlobStore {
     return path.join(this.dir, ...key.split('/'));
   }
 
-  async put(key: string, bytes: Buffer): Promise<void> {
+  async put(key: string, bytes: Buffer, _contentType?: string): Promise<void> {
     const file = this.pathOf(key);
     await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
     const tmp = `${file}.${process.pid}.${randomUUID()}.tmp`;

@@ -10,6 +10,7 @@ export * from './events';
 export * from './health';
 export * from './identity';
 export * from './knowledge';
+export * from './knowledge-files';
 export * from './leads';
 export * from './management';
 export * from './plans';

@@ -61,7 +61,9 @@ import {
   ResyncKbRequest,
   ScheduleKbRequest,
   SearchKnowledgeRequest,
+  KbDocumentIdRequest,
 } from './knowledge';
+import { AddKbFileRequest, KbDocumentDeleted } from './knowledge-files';
 
 /** The seven services behind the gateway, each a NATS queue group of its own name. */
 export const SERVICE_NAMES = ['bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher'] as const;
@@ -150,6 +152,9 @@ export const RPC = {
   'knowledge.document.add-qa': rpc<AddKbQaRequest, KbDocumentView>(AddKbQaRequest),
   'knowledge.document.resync': rpc<ResyncKbRequest, KbDocumentView>(ResyncKbRequest),
   'knowledge.document.schedule': rpc<ScheduleKbRequest, KbDocumentView>(ScheduleKbRequest),
+  // Issue 19 (kf): uploaded files (put into blob storage first) and deleting a document (knowledge-files.ts).
+  'knowledge.document.add-file': rpc<AddKbFileRequest, KbDocumentView>(AddKbFileRequest),
+  'knowledge.document.delete': rpc<KbDocumentIdRequest, KbDocumentDeleted>(KbDocumentIdRequest),
 } as const;
 
 export type RpcSubject = keyof typeof RPC;

@@ -49,7 +49,7 @@ export class DocumentsService {
   }
 
   /** The bot named by the request, checked against the token's bots and the workspace. */
-  private async resolveBot(ctx: CallerContext, chatbotId: string | undefined): Promise<string | null> {
+  async resolveBot(ctx: CallerContext, chatbotId: string | undefined): Promise<string | null> {
     enforceBotAccess(ctx, BotAccess.MustName, chatbotId);
     if (!chatbotId) return null;
     const { found } = await this.rpc.send('bots.bot.check', { ids: [chatbotId] }, ctx);

@@ -7,6 +7,7 @@ import { chunkText } from '../ingestion/chunking';
 import { extractWebText } from '@sa/doc-text';
 import { extractSameSiteLinks, isSitemapUrl, parseSitemap } from '../ingestion/links';
 import { RobotsCache } from '../ingestion/robots';
+import { KnowledgeFileReader } from '../files/knowledge-file-reader';
 import { EMBEDDER, KNOWLEDGE_LOGGER, OUTBOUND_POLICY } from '../knowledge.tokens';
 import { VECTOR_STORE, type VectorStore } from '../vector-store/vector-store.port';
 import type { ClaimedDocument } from './document-claims.repository';
@@ -38,6 +39,7 @@ export class DocumentProcessor {
     @Inject(OUTBOUND_POLICY) private readonly policy: OutboundPolicy,
     private readonly claims: DocumentClaimsRepository,
     @Inject(KNOWLEDGE_LOGGER) private readonly logger: Logger,
+    private readonly files: KnowledgeFileReader,
   ) {
     this.robots = new RobotsCache((url) => this.fetchText(url), policy.userAgent);
   }
@@ -56,6 +58,8 @@ export class DocumentProcessor {
       title = page.title ?? title;
       if (doc.discover && page.links.length) discovered += await this.claims.addDiscoveredPages(doc, page.links, doc.page_quota ?? 0);
       if (!text.trim()) throw new PermanentFailure(`No text was found at ${doc.source_url}`);
+    } else if (doc.source_type === 'file') {
+      text = (await this.files.text(doc)).text;
     } else {
       text = doc.content ?? '';
     }
@@ -86,6 +90,11 @@ export class DocumentProcessor {
         vector: vectors[i],
       })),
     );
+    // Deleted while it was being embedded (knowledge.document.delete): it must not come back.
+    if (!(await this.files.stillExists(doc))) {
+      await this.store.deleteByDocument(doc.tenant_id, doc.id);
+      throw new TransientFailure('the document was deleted while it was processed');
+    }
     return { chunkCount: chunks.length, embedder: this.embedder.id, discovered };
   }
 
