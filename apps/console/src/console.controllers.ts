@@ -2,6 +2,7 @@ import type { Type } from '@nestjs/common';
 import { AuditController } from './audit/audit.controller';
 import { BotsController } from './bots/bots.controller';
 import { ConnectionsController } from './connections/connections.controller';
+import { KnowledgeController } from './knowledge/knowledge.controller';
 import { InvitationsController } from './invitations/invitations.controller';
 import { PublicInvitationsController } from './invitations/public-invitations.controller';
 import { MembersController } from './members/members.controller';
@@ -23,6 +24,7 @@ export const CONSOLE_CONTROLLERS: Type[] = [
   WorkspaceController,
   BotsController,
   WidgetController,
+  KnowledgeController,
   TokensController,
   WebhooksController,
   MembersController,

@@ -1,7 +1,8 @@
-import { IsInt, IsOptional, IsString, IsUUID, Matches, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, IsUUID, Matches, Min } from 'class-validator';
 import { Doc } from './schema-docs';
 import { CharLength, NotBlank } from './validation';
-import { KB_TITLE_MAX } from './knowledge';
+import { KB_RESYNC_SCHEDULES, KB_TITLE_MAX, type KbResyncSchedule } from './knowledge';
+import { WorkspaceParams } from './console';
 
 /** Longest file name kept (the title defaults to it). */
 export const KB_FILE_NAME_MAX = 255;
@@ -35,3 +36,15 @@ export class UploadKbFileQuery {
   @Doc('Title of the document (default: the file name).') @IsOptional() @IsString() @CharLength(1, KB_TITLE_MAX) @NotBlank() title?: string;
   @Doc('Target bot (default: the whole workspace).') @IsOptional() @IsUUID() chatbotId?: string;
 }
+
+/** Path of the console's routes of one knowledge document. */
+export class KbDocumentParams extends WorkspaceParams {
+  @IsUUID('all') documentId: string;
+}
+
+/** Body of the console's schedule route. */
+@Doc({ description: 'How often the URL source is re-synced.' })
+export class ScheduleKbBody {
+  @Doc('`none`, `daily` or `weekly`.') @IsIn(KB_RESYNC_SCHEDULES) schedule: KbResyncSchedule;
+}
+

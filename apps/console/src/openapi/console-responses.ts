@@ -39,6 +39,7 @@ export function ApiEmpty(status: 202 | 204, description: string) {
 const ERRORS: Record<number, string> = {
   400: 'The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`.',
   401: '`not_signed_in` (no live session) or `invalid_credentials`.',
+  402: '`quota_exhausted` (or another plan limit): the workspace\'s plan allows no more.',
   403: '`csrf_failed` (a write without the console\'s Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it).',
   404: '`not_found`: also a workspace the person is not a member of.',
   409: '`conflict` or `last_owner`.',
@@ -47,7 +48,7 @@ const ERRORS: Record<number, string> = {
 };
 
 /** Error answers of a console route, in the spec's general error object (400 also ValidationError). */
-export function ApiConsoleErrors(...statuses: (400 | 401 | 403 | 404 | 409 | 429 | 503)[]) {
+export function ApiConsoleErrors(...statuses: (400 | 401 | 402 | 403 | 404 | 409 | 429 | 503)[]) {
   return applyDecorators(
     ApiExtraModels(ErrorObjectBody, ValidationErrorBody),
     ...statuses.map((status) =>
