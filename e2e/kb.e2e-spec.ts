@@ -48,6 +48,11 @@ describe('knowledge base: POST /v1/kb/ingest and GET /v1/kb (spec parts 2, 3, 4)
       chatbot_id: null,
       created_at: expect.any(String),
       failure_reason: null,
+      // x-extension members of issue 19 (re-sync): a text document is never re-synced.
+      resync_schedule: 'none',
+      last_synced_at: expect.any(String),
+      next_sync_at: null,
+      parent_id: null,
     });
     expect(doc.chunk_count).toBeGreaterThanOrEqual(3);
     expect(await storedChunks(doc.id)).toBe(doc.chunk_count);

@@ -9,6 +9,7 @@ import { KNOWLEDGE_CONFIG, loadKnowledgeConfig } from './config/knowledge.config
 import { DocumentsHandler } from './documents/documents.handler';
 import { DocumentsRepository } from './documents/documents.repository';
 import { DocumentsService } from './documents/documents.service';
+import { ResyncScheduler } from './documents/resync.scheduler';
 import { createEmbeddings } from './embeddings/embeddings.factory';
 import { KnowledgeFileReader } from './files/knowledge-file-reader';
 import { KnowledgeFilesHandler } from './files/knowledge-files.handler';
@@ -43,6 +44,7 @@ const config = loadKnowledgeConfig();
     DocumentClaimsRepository,
     DocumentProcessor,
     IngestionWorker,
+    ResyncScheduler,
     SearchService,
     { provide: BLOB_STORE, useFactory: () => createBlobStore(config) },
     KnowledgeFilesRepository,

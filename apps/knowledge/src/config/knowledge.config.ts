@@ -12,6 +12,12 @@ export const loadKnowledgeConfig = (source: Record<string, string | undefined> =
       /** Claims of one document before it is failed ("did not finish after N attempts"). */
       maxAttempts: env.int('KNOWLEDGE_MAX_ATTEMPTS', 3, { min: 1, max: 20 }),
       pollMs: env.int('KNOWLEDGE_POLL_MS', 1000, { min: 50 }),
+      /** How often the re-sync scheduler looks for due sources (0: never); the lease lasts three of these. */
+      resyncPollMs: env.int('KNOWLEDGE_RESYNC_POLL_MS', 60000, { min: 0, max: 86_400_000 }),
+      /** Due sources queued per look, at most. */
+      resyncBatch: env.int('KNOWLEDGE_RESYNC_BATCH', 100, { min: 1, max: 10000 }),
+      /** add-qa embeds the pair before it replies, waiting at most this long (then the reply is `processing`). */
+      qaInlineMs: env.int('KNOWLEDGE_QA_INLINE_MS', 3000, { min: 0, max: 60000 }),
       maxListed: env.int('KB_LIST_LIMIT', 500, { min: 1, max: 5000 }),
       /** Where chunk vectors live: the embedded PostgreSQL default, or Qdrant. */
       vectorStore: env.oneOf('VECTOR_STORE', ['postgres', 'qdrant'] as const, 'postgres'),

@@ -1,5 +1,5 @@
 import { Controller } from '@nestjs/common';
-import { CallerContext, IngestKbRequest, KbDocumentView, KbIngestAccepted, ListKbRequest, PageUsageView, UsageRequest } from '@sa/contracts';
+import { AddKbQaRequest, CallerContext, IngestKbRequest, KbDocumentView, KbIngestAccepted, ListKbRequest, PageUsageView, ResyncKbRequest, ScheduleKbRequest, UsageRequest } from '@sa/contracts';
 import { RpcHandler } from '@sa/messaging';
 import { DocumentsRepository } from './documents.repository';
 import { DocumentsService } from './documents.service';
@@ -19,6 +19,21 @@ export class DocumentsHandler {
   @RpcHandler('knowledge.document.list')
   list(req: ListKbRequest, ctx: CallerContext): Promise<KbDocumentView[]> {
     return this.documents.list(ctx, req);
+  }
+
+  @RpcHandler('knowledge.document.add-qa')
+  addQa(req: AddKbQaRequest, ctx: CallerContext): Promise<KbDocumentView> {
+    return this.documents.addQa(ctx, req);
+  }
+
+  @RpcHandler('knowledge.document.resync')
+  resync(req: ResyncKbRequest, ctx: CallerContext): Promise<KbDocumentView> {
+    return this.documents.resync(ctx, req);
+  }
+
+  @RpcHandler('knowledge.document.schedule')
+  schedule(req: ScheduleKbRequest, ctx: CallerContext): Promise<KbDocumentView> {
+    return this.documents.schedule(ctx, req);
   }
 
   /**

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import type { KbDocumentView, KbSourceType, KbStatus } from '@sa/contracts';
+import { queryRows } from '@sa/db';
+import type { KbDocumentView, KbResyncSchedule, KbSourceType, KbStatus } from '@sa/contracts';
 
 export interface DocumentRow {
   id: string;
@@ -19,6 +20,13 @@ export interface DocumentRow {
   page_quota: number | null;
   attempts: number;
   created_at: Date;
+  /** sha256 of title and text when last indexed (issue 19); null before. */
+  content_hash: string | null;
+  /** The embedder of its chunks (null before the first index). */
+  embedder: string | null;
+  resync_schedule: KbResyncSchedule;
+  last_synced_at: Date | null;
+  next_sync_at: Date | null;
 }
 
 export interface NewDocument {
@@ -32,6 +40,8 @@ export interface NewDocument {
   discover?: boolean;
   /** The bot's page quota when the document was queued, for pages it discovers. */
   pageQuota?: number | null;
+  /** Inserted already claimed (`processing`) by this claimant for `leaseMs`: add-qa indexes it inline. */
+  claim?: { by: string; leaseMs: number };
 }
 
 export function toDocumentView(r: DocumentRow): KbDocumentView {
@@ -45,10 +55,18 @@ export function toDocumentView(r: DocumentRow): KbDocumentView {
     chatbot_id: r.chatbot_id,
     created_at: r.created_at.toISOString(),
     failure_reason: r.failure_reason,
+    resync_schedule: r.resync_schedule,
+    last_synced_at: r.last_synced_at?.toISOString() ?? null,
+    next_sync_at: r.next_sync_at?.toISOString() ?? null,
+    parent_id: r.parent_id,
   };
 }
 
-const VIEW_COLUMNS = 'id, tenant_id, chatbot_id, title, source_url, source_type, status, chunk_count, failure_reason, created_at';
+const VIEW_COLUMNS =
+  'id, tenant_id, chatbot_id, title, source_url, source_type, status, chunk_count, failure_reason, created_at, parent_id, resync_schedule, last_synced_at, next_sync_at';
+/** Every column a worker needs of a document (DocumentRow), qualified by `d.`. */
+export const DOCUMENT_COLUMNS =
+  'd.id, d.tenant_id, d.chatbot_id, d.title, d.source_url, d.source_type, d.status, d.chunk_count, d.failure_reason, d.content, d.parent_id, d.discover, d.page_quota, d.attempts, d.created_at, d.content_hash, d.embedder, d.resync_schedule, d.last_synced_at, d.next_sync_at';
 
 /** Documents of the knowledge base. Every read and write names the tenant. */
 @Injectable()
@@ -60,17 +78,13 @@ export class DocumentsRepository {
   }
 
   /** Serialises quota checks of one bot (or of the workspace-wide documents) for the transaction. */
-  async lockQuota(m: EntityManager, tenantId: string, chatbotId: string | null): Promise<void> {
-    await m.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 7302))`, [`${tenantId}:${chatbotId ?? '*'}`]);
+  lockQuota(m: EntityManager, tenantId: string, chatbotId: string | null): Promise<void> {
+    return lockPageQuota(m, tenantId, chatbotId);
   }
 
   /** Pages that count toward the quota: every document of the bot that did not fail. */
-  async countPages(m: EntityManager, tenantId: string, chatbotId: string | null): Promise<number> {
-    const [row] = await m.query(
-      `SELECT count(*)::int AS n FROM knowledge.documents WHERE tenant_id = $1 AND chatbot_id IS NOT DISTINCT FROM $2 AND status <> 'failed'`,
-      [tenantId, chatbotId],
-    );
-    return row.n;
+  countPages(m: EntityManager, tenantId: string, chatbotId: string | null): Promise<number> {
+    return countPages(m, tenantId, chatbotId);
   }
 
   /** Pages per bot of a workspace, counted as countPages counts them (bots with none are absent). */
@@ -85,11 +99,92 @@ export class DocumentsRepository {
 
   async insert(m: EntityManager, d: NewDocument): Promise<DocumentRow> {
     const [row] = await m.query(
-      `INSERT INTO knowledge.documents (tenant_id, chatbot_id, title, source_url, source_type, content, parent_id, discover, page_quota)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ${VIEW_COLUMNS}`,
-      [d.tenantId, d.chatbotId, d.title, d.sourceUrl, d.sourceType, d.content, d.parentId ?? null, d.discover ?? false, d.pageQuota ?? null],
+      `INSERT INTO knowledge.documents (tenant_id, chatbot_id, title, source_url, source_type, content, parent_id, discover, page_quota, status, claimed_by, claimed_until, attempts)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, CASE WHEN $10::text IS NULL THEN 'queued' ELSE 'processing' END, $10::text,
+               CASE WHEN $10::text IS NULL THEN NULL ELSE clock_timestamp() + make_interval(secs => $11::float8 / 1000) END, CASE WHEN $10::text IS NULL THEN 0 ELSE 1 END)
+       RETURNING ${VIEW_COLUMNS}`,
+      [d.tenantId, d.chatbotId, d.title, d.sourceUrl, d.sourceType, d.content, d.parentId ?? null, d.discover ?? false, d.pageQuota ?? null, d.claim?.by ?? null, d.claim?.leaseMs ?? 0],
     );
     return row;
+  }
+
+  /** One document of the workspace, or null. */
+  async get(tenantId: string, id: string): Promise<DocumentRow | null> {
+    const [row] = await this.ds.query(`SELECT ${VIEW_COLUMNS} FROM knowledge.documents WHERE tenant_id = $1 AND id = $2`, [tenantId, id]);
+    return row ?? null;
+  }
+
+  /** The document locked for the transaction (re-sync decides on its current status). */
+  async lockDocument(m: EntityManager, tenantId: string, id: string): Promise<DocumentRow | null> {
+    const [row] = await m.query(`SELECT ${VIEW_COLUMNS}, page_quota FROM knowledge.documents WHERE tenant_id = $1 AND id = $2 FOR UPDATE`, [tenantId, id]);
+    return row ?? null;
+  }
+
+  /**
+   * Queues a source again (re-sync): its chunks stay searchable until the worker replaces them.
+   * A scheduled source's next run is counted from now, so a slow sync is not queued twice.
+   */
+  async requeue(m: EntityManager, id: string, pageQuota: number | null): Promise<DocumentRow> {
+    const [row] = await queryRows<DocumentRow>(
+      m,
+      `UPDATE knowledge.documents
+          SET status = 'queued', attempts = 0, failure_reason = NULL, claimed_by = NULL, claimed_until = NULL, page_quota = COALESCE($2, page_quota),
+              next_sync_at = ${NEXT_SYNC_AT}, updated_at = clock_timestamp()
+        WHERE id = $1 RETURNING ${VIEW_COLUMNS}`,
+      [id, pageQuota],
+    );
+    await m.query(`SELECT pg_notify('knowledge_documents', '')`);
+    return row;
+  }
+
+  /** Sets how often a source is re-synced; its next run counts from its last sync (or from now). */
+  async setSchedule(tenantId: string, id: string, schedule: KbResyncSchedule): Promise<DocumentRow | null> {
+    const [row] = await queryRows<DocumentRow>(
+      this.ds,
+      `UPDATE knowledge.documents
+          SET resync_schedule = $3::text,
+              next_sync_at = CASE $3::text WHEN 'daily' THEN COALESCE(last_synced_at, clock_timestamp()) + interval '1 day'
+                                           WHEN 'weekly' THEN COALESCE(last_synced_at, clock_timestamp()) + interval '7 days' END,
+              updated_at = clock_timestamp()
+        WHERE tenant_id = $1 AND id = $2 RETURNING ${VIEW_COLUMNS}`,
+      [tenantId, id, schedule],
+    );
+    return row ?? null;
+  }
+
+  /** Scheduled sources whose next run has come and that are not being synced now, oldest due first. */
+  async dueSources(limit: number): Promise<{ id: string; tenant_id: string; chatbot_id: string | null }[]> {
+    return this.ds.query(
+      `SELECT id, tenant_id, chatbot_id FROM knowledge.documents
+        WHERE resync_schedule <> 'none' AND next_sync_at <= clock_timestamp() AND status IN ('ready', 'failed')
+        ORDER BY next_sync_at LIMIT $1`,
+      [limit],
+    );
+  }
+
+  /** A due source that cannot be queued now (no room in the quota) waits for its next run. */
+  async postpone(id: string): Promise<void> {
+    await this.ds.query(`UPDATE knowledge.documents SET next_sync_at = ${NEXT_SYNC_AT}, updated_at = clock_timestamp() WHERE id = $1`, [id]);
+  }
+
+  /**
+   * Takes or renews the lease of a periodic job for `ms`; false while another holder's lease runs.
+   * The one replica holding it runs the job, so replicas do not run it twice.
+   */
+  async takeLease(name: string, holder: string, ms: number): Promise<boolean> {
+    const rows = await queryRows(
+      this.ds,
+      `INSERT INTO knowledge.scheduler_leases AS l (name, holder, lease_until) VALUES ($1, $2, clock_timestamp() + make_interval(secs => $3::float8 / 1000))
+       ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, lease_until = EXCLUDED.lease_until
+        WHERE l.lease_until < clock_timestamp() OR l.holder = EXCLUDED.holder
+       RETURNING holder`,
+      [name, holder, ms],
+    );
+    return rows.length > 0;
+  }
+
+  async releaseLease(name: string, holder: string): Promise<void> {
+    await this.ds.query(`DELETE FROM knowledge.scheduler_leases WHERE name = $1 AND holder = $2`, [name, holder]);
   }
 
   /** Newest first; only `chatbotId`'s documents when given. */
@@ -101,4 +196,21 @@ export class DocumentsRepository {
       [tenantId, chatbotId ?? null, limit],
     );
   }
+}
+
+/** When a scheduled source is due next, counted from now (NULL without a schedule). */
+export const NEXT_SYNC_AT = `CASE resync_schedule WHEN 'daily' THEN clock_timestamp() + interval '1 day' WHEN 'weekly' THEN clock_timestamp() + interval '7 days' END`;
+
+/** Serialises quota checks of one bot (or of the workspace-wide documents) for the transaction. */
+export async function lockPageQuota(m: EntityManager, tenantId: string, chatbotId: string | null): Promise<void> {
+  await m.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 7302))`, [`${tenantId}:${chatbotId ?? '*'}`]);
+}
+
+/** Pages that count toward the quota: every document of the bot that did not fail. */
+export async function countPages(m: EntityManager, tenantId: string, chatbotId: string | null): Promise<number> {
+  const [row] = await m.query(
+    `SELECT count(*)::int AS n FROM knowledge.documents WHERE tenant_id = $1 AND chatbot_id IS NOT DISTINCT FROM $2 AND status <> 'failed'`,
+    [tenantId, chatbotId],
+  );
+  return row.n;
 }

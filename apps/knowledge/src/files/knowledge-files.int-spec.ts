@@ -69,13 +69,13 @@ beforeAll(async () => {
   const store = new PostgresVectorStore(pool);
   const files = new KnowledgeFilesRepository(ds);
   documents = new DocumentsRepository(ds);
-  // Requests here name no bot, so the bots service (bots.bot.check over NATS) is never asked.
-  const documentsService = new DocumentsService(documents, null as never, config);
-  service = new KnowledgeFilesService(files, documents, documentsService, store, blobs, config, logger);
-  handler = new KnowledgeFilesHandler(service);
   const claims = new DocumentClaimsRepository(ds);
   const reader = new KnowledgeFileReader(files, blobs, config);
   const processor = new DocumentProcessor(store, gatedEmbedder(), outboundPolicy({ allowCidrs: [], allowedPorts: [] }), claims, logger, reader);
+  // Requests here name no bot, so the bots service (bots.bot.check over NATS) is never asked.
+  const documentsService = new DocumentsService(documents, null as never, config, claims, processor, logger);
+  service = new KnowledgeFilesService(files, documents, documentsService, store, blobs, config, logger);
+  handler = new KnowledgeFilesHandler(service);
   worker = new IngestionWorker(claims, processor, config, logger);
   await worker.onApplicationBootstrap();
 });

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { queryRows } from '@sa/db';
-import type { DocumentRow } from '../documents/documents.repository';
+import { countPages, DOCUMENT_COLUMNS, lockPageQuota, NEXT_SYNC_AT, type DocumentRow } from '../documents/documents.repository';
 
 /** A document a worker may claim ($1: the maximum number of attempts). */
 const CLAIMABLE = `d.status = 'queued' OR (d.status = 'processing' AND d.claimed_until < clock_timestamp() AND d.attempts < $1)`;
@@ -103,8 +103,7 @@ export class DocumentClaimsRepository {
               attempts = d.attempts + 1, updated_at = clock_timestamp()
          FROM next
         WHERE d.id = next.id
-        RETURNING d.id, d.tenant_id, d.chatbot_id, d.title, d.source_url, d.source_type, d.status, d.chunk_count, d.failure_reason,
-                  d.content, d.parent_id, d.discover, d.page_quota, d.attempts, d.created_at, d.claimed_by`,
+        RETURNING ${DOCUMENT_COLUMNS}, d.claimed_by`,
       [maxAttempts, workerId, leaseMs, tenantId],
     );
     return row ?? null;
@@ -120,21 +119,35 @@ export class DocumentClaimsRepository {
     return rows.length > 0;
   }
 
-  async markReady(id: string, workerId: string, chunkCount: number, embedder: string): Promise<boolean> {
+  /**
+   * Ready, with the hash of what was indexed; a scheduled source's next re-sync is counted from now.
+   * `contentHash` null keeps the stored one (nothing new was indexed).
+   */
+  async markReady(id: string, workerId: string, chunkCount: number, embedder: string, contentHash: string | null = null): Promise<boolean> {
     const rows = await queryRows(this.ds, 
       `UPDATE knowledge.documents
           SET status = 'ready', chunk_count = $3, embedder = $4, failure_reason = NULL, claimed_by = NULL, claimed_until = NULL,
+              content_hash = COALESCE($5, content_hash), last_synced_at = clock_timestamp(), next_sync_at = ${NEXT_SYNC_AT},
               finished_at = clock_timestamp(), updated_at = clock_timestamp()
         WHERE id = $1 AND claimed_by = $2 AND status = 'processing' RETURNING id`,
-      [id, workerId, chunkCount, embedder],
+      [id, workerId, chunkCount, embedder, contentHash],
     );
+    return rows.length > 0;
+  }
+
+  /**
+   * Removes a claimed document that vanished from its site (404/410 on a re-sync). Returns false
+   * when the claim was lost (then the caller must leave its chunks alone).
+   */
+  async removeClaimed(id: string, workerId: string): Promise<boolean> {
+    const rows = await queryRows(this.ds, `DELETE FROM knowledge.documents WHERE id = $1 AND claimed_by = $2 AND status = 'processing' RETURNING id`, [id, workerId]);
     return rows.length > 0;
   }
 
   async markFailed(id: string, workerId: string, reason: string): Promise<boolean> {
     const rows = await queryRows(this.ds, 
       `UPDATE knowledge.documents
-          SET status = 'failed', failure_reason = $3, chunk_count = 0, claimed_by = NULL, claimed_until = NULL,
+          SET status = 'failed', failure_reason = $3, chunk_count = 0, content_hash = NULL, claimed_by = NULL, claimed_until = NULL, next_sync_at = ${NEXT_SYNC_AT},
               finished_at = clock_timestamp(), updated_at = clock_timestamp()
         WHERE id = $1 AND claimed_by = $2 AND status = 'processing' RETURNING id`,
       [id, workerId, reason.slice(0, 1000)],
@@ -150,6 +163,16 @@ export class DocumentClaimsRepository {
         WHERE id = $1 AND claimed_by = $2 AND status = 'processing'`,
       [id, workerId, reason.slice(0, 1000), delayMs],
     );
+  }
+
+  /** The document as claimed by `workerId` (add-qa's inline indexing), or null when the claim is gone. */
+  async getClaimed(id: string, workerId: string): Promise<ClaimedDocument | null> {
+    const [row] = await queryRows<ClaimedDocument>(
+      this.ds,
+      `SELECT ${DOCUMENT_COLUMNS}, d.claimed_by FROM knowledge.documents d WHERE d.id = $1 AND d.claimed_by = $2 AND d.status = 'processing'`,
+      [id, workerId],
+    );
+    return row ?? null;
   }
 
   /** Hands an unfinished document back on shutdown (not counted as an attempt). */
@@ -168,26 +191,77 @@ export class DocumentClaimsRepository {
    */
   async addDiscoveredPages(parent: DocumentRow, urls: string[], pageQuota: number): Promise<number> {
     return this.ds.transaction(async (m) => {
-      await m.query(`SELECT pg_advisory_xact_lock(hashtextextended($1, 7302))`, [`${parent.tenant_id}:${parent.chatbot_id ?? '*'}`]);
-      const [{ n }] = await m.query(
-        `SELECT count(*)::int AS n FROM knowledge.documents WHERE tenant_id = $1 AND chatbot_id IS NOT DISTINCT FROM $2 AND status <> 'failed'`,
-        [parent.tenant_id, parent.chatbot_id],
-      );
-      const room = Math.max(0, pageQuota - n);
-      // Only new URLs take room: drop repeats and pages this parent already queued.
-      const existing = new Set(
-        (await queryRows<{ source_url: string }>(m, `SELECT source_url FROM knowledge.documents WHERE parent_id = $1`, [parent.id])).map((r) => r.source_url),
-      );
-      const take = [...new Set(urls)].filter((u) => !existing.has(u)).slice(0, room);
-      if (!take.length) return 0;
-      const rows = await queryRows(m, 
-        `INSERT INTO knowledge.documents (tenant_id, chatbot_id, title, source_url, source_type, parent_id, discover)
-         SELECT $1, $2, left($3 || ' – ' || u, 300), u, 'url', $4, false FROM unnest($5::text[]) AS u
-         ON CONFLICT (parent_id, source_url) WHERE parent_id IS NOT NULL DO NOTHING
-         RETURNING id`,
-        [parent.tenant_id, parent.chatbot_id, parent.title, parent.id, take],
-      );
-      return rows.length;
+      await lockPages(m, parent);
+      return this.insertPages(m, parent, urls, await freePages(m, parent, pageQuota));
     });
   }
+
+  /**
+   * A crawled source was fetched again (issue 19): its pages become the ones it links now. Pages
+   * no longer linked are removed (their ids are returned: the caller deletes their chunks), pages
+   * still linked are queued again (a page whose content hash did not change is not re-embedded),
+   * new ones are added within the free page quota. A page being processed right now is left alone.
+   */
+  async syncDiscoveredPages(parent: DocumentRow, urls: string[], pageQuota: number): Promise<{ added: number; requeued: number; removed: string[] }> {
+    const linked = new Set(urls);
+    return this.ds.transaction(async (m) => {
+      await lockPages(m, parent);
+      const children = await queryRows<{ id: string; source_url: string; status: string }>(
+        m,
+        `SELECT id, source_url, status FROM knowledge.documents WHERE parent_id = $1 ORDER BY created_at FOR UPDATE`,
+        [parent.id],
+      );
+      const gone = children.filter((c) => !linked.has(c.source_url) && c.status !== 'processing').map((c) => c.id);
+      const removed = gone.length
+        ? (await queryRows<{ id: string }>(m, `DELETE FROM knowledge.documents WHERE id = ANY($1::uuid[]) AND status <> 'processing' RETURNING id`, [gone])).map((r) => r.id)
+        : [];
+      let room = await freePages(m, parent, pageQuota);
+      // Failed pages count again once queued: only as many as there is room for.
+      const failed = children.filter((c) => linked.has(c.source_url) && c.status === 'failed').slice(0, room);
+      room -= failed.length;
+      const again = [...children.filter((c) => linked.has(c.source_url) && c.status === 'ready'), ...failed].map((c) => c.id);
+      const requeued = again.length
+        ? (
+            await queryRows(
+              m,
+              `UPDATE knowledge.documents SET status = 'queued', attempts = 0, failure_reason = NULL, claimed_by = NULL, claimed_until = NULL, updated_at = clock_timestamp()
+                WHERE id = ANY($1::uuid[]) AND status IN ('ready', 'failed') RETURNING id`,
+              [again],
+            )
+          ).length
+        : 0;
+      const known = new Set(children.map((c) => c.source_url));
+      const added = await this.insertPages(m, parent, urls.filter((u) => !known.has(u)), room);
+      if (requeued) await m.query(`SELECT pg_notify('knowledge_documents', '')`);
+      return { added, requeued, removed };
+    });
+  }
+
+  /** Inserts up to `room` of `urls` this parent has not queued yet as its pages. Returns how many. */
+  private async insertPages(m: EntityManager, parent: DocumentRow, urls: string[], room: number): Promise<number> {
+    // Only new URLs take room: drop repeats and pages this parent already queued.
+    const existing = new Set(
+      (await queryRows<{ source_url: string }>(m, `SELECT source_url FROM knowledge.documents WHERE parent_id = $1`, [parent.id])).map((r) => r.source_url),
+    );
+    const take = [...new Set(urls)].filter((u) => !existing.has(u)).slice(0, Math.max(0, room));
+    if (!take.length) return 0;
+    const rows = await queryRows(
+      m,
+      `INSERT INTO knowledge.documents (tenant_id, chatbot_id, title, source_url, source_type, parent_id, discover)
+       SELECT $1, $2, left($3 || ' – ' || u, 300), u, 'url', $4, false FROM unnest($5::text[]) AS u
+       ON CONFLICT (parent_id, source_url) WHERE parent_id IS NOT NULL DO NOTHING
+       RETURNING id`,
+      [parent.tenant_id, parent.chatbot_id, parent.title, parent.id, take],
+    );
+    return rows.length;
+  }
+}
+
+async function lockPages(m: EntityManager, doc: { tenant_id: string; chatbot_id: string | null }): Promise<void> {
+  await lockPageQuota(m, doc.tenant_id, doc.chatbot_id);
+}
+
+/** Pages the bot of `doc` may still add under `pageQuota` (documents that did not fail count). */
+async function freePages(m: EntityManager, doc: { tenant_id: string; chatbot_id: string | null }, pageQuota: number): Promise<number> {
+  return Math.max(0, pageQuota - (await countPages(m, doc.tenant_id, doc.chatbot_id)));
 }

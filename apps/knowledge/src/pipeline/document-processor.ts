@@ -12,12 +12,18 @@ import { EMBEDDER, KNOWLEDGE_LOGGER, OUTBOUND_POLICY } from '../knowledge.tokens
 import { VECTOR_STORE, type VectorStore } from '../vector-store/vector-store.port';
 import type { ClaimedDocument } from './document-claims.repository';
 import { DocumentClaimsRepository } from './document-claims.repository';
-import { PermanentFailure, TransientFailure } from './failures';
+import { PageGone, PermanentFailure, TransientFailure } from './failures';
 
 export interface ProcessResult {
   chunkCount: number;
   embedder: string;
   discovered: number;
+  /** sha256 of the title and text now indexed (null when there is none: a sitemap). */
+  contentHash: string | null;
+  /** Same content hash and embedder as when last indexed: nothing was embedded or rewritten. */
+  unchanged: boolean;
+  /** The page vanished from its site (404/410 on a re-fetch) and was removed with its chunks. */
+  removed: boolean;
 }
 
 const ACCEPT = 'text/html,application/xhtml+xml,text/plain,text/markdown,application/xml,text/xml;q=0.9,*/*;q=0.1';
@@ -28,6 +34,11 @@ const MAX_SITEMAPS = 20;
  * One document from its source to stored, embedded chunks: text as given, or a URL fetched
  * through the outbound guard (robots.txt respected, every redirect re-checked), extracted to its
  * main text; a site root or a sitemap also queues the site's pages as documents of their own.
+ *
+ * Re-sync (issue 19): the same path fetches a source again. A page whose content hash (sha256 of
+ * title and text) and embedder are those it was indexed with is not re-embedded; a changed one has
+ * its chunks replaced at once (VectorStore.replaceDocument); a crawled page that answers 404/410,
+ * or that its source no longer links, is removed with its chunks.
  */
 @Injectable()
 export class DocumentProcessor {
@@ -49,21 +60,33 @@ export class DocumentProcessor {
     let title = doc.title;
     let discovered = 0;
     if (doc.source_type === 'url' && doc.source_url && doc.content === null) {
-      const page = await this.fetchPage(doc.source_url, signal);
+      let page: Awaited<ReturnType<DocumentProcessor['fetchPage']>>;
+      try {
+        page = await this.fetchPage(doc.source_url, signal);
+      } catch (err) {
+        // A crawled page that was indexed before and is gone now leaves the knowledge base.
+        if (err instanceof PageGone && doc.parent_id !== null && doc.content_hash !== null) return this.removeVanished(doc);
+        throw err;
+      }
       if (page.sitemapUrls) {
-        discovered = await this.claims.addDiscoveredPages(doc, page.sitemapUrls, doc.page_quota ?? 0);
-        if (!page.text.trim()) return { chunkCount: 0, embedder: this.embedder.id, discovered };
+        discovered = await this.discover(doc, page.sitemapUrls);
+        if (!page.text.trim()) return { chunkCount: 0, embedder: this.embedder.id, discovered, contentHash: null, unchanged: false, removed: false };
       }
       text = page.text;
       title = page.title ?? title;
-      if (doc.discover && page.links.length) discovered += await this.claims.addDiscoveredPages(doc, page.links, doc.page_quota ?? 0);
+      if (doc.discover && page.links.length) discovered += await this.discover(doc, page.links);
       if (!text.trim()) throw new PermanentFailure(`No text was found at ${doc.source_url}`);
     } else if (doc.source_type === 'file') {
       text = (await this.files.text(doc)).text;
     } else {
       text = doc.content ?? '';
     }
-    const chunks = await chunkText(text);
+    const contentHash = hashContent(title, text);
+    if (doc.content_hash === contentHash && doc.embedder === this.embedder.id && doc.chunk_count > 0) {
+      return { chunkCount: doc.chunk_count, embedder: this.embedder.id, discovered, contentHash, unchanged: true, removed: false };
+    }
+    // A Q&A pair is retrieved whole: one chunk, never split.
+    const chunks = doc.source_type === 'qa' ? (text.trim() ? [{ ordinal: 0, text }] : []) : await chunkText(text);
     if (!chunks.length) throw new PermanentFailure('The document has no text to index');
     if (signal.aborted) throw new TransientFailure('cancelled');
     let vectors: number[][];
@@ -75,8 +98,9 @@ export class DocumentProcessor {
     // A worker that lost its claim stops here; one that loses it while writing rewrites the same
     // chunks (ids are derived from document and position), so chunks are never duplicated.
     if (signal.aborted) throw new TransientFailure('cancelled');
-    await this.store.deleteByDocument(doc.tenant_id, doc.id);
-    await this.store.upsert(
+    await this.store.replaceDocument(
+      doc.tenant_id,
+      doc.id,
       chunks.map((c, i) => ({
         id: chunkId(doc.id, c.ordinal),
         tenantId: doc.tenant_id,
@@ -95,7 +119,31 @@ export class DocumentProcessor {
       await this.store.deleteByDocument(doc.tenant_id, doc.id);
       throw new TransientFailure('the document was deleted while it was processed');
     }
-    return { chunkCount: chunks.length, embedder: this.embedder.id, discovered };
+    return { chunkCount: chunks.length, embedder: this.embedder.id, discovered, contentHash, unchanged: false, removed: false };
+  }
+
+  /** The chunks of a document that failed for good leave the vector store (a failed document holds none). */
+  async discard(doc: ClaimedDocument): Promise<void> {
+    await this.store.deleteByDocument(doc.tenant_id, doc.id);
+  }
+
+  /**
+   * The pages a crawled source links now become its pages (added, queued again, or removed with
+   * their chunks). Nothing found is no evidence that the pages are gone: then nothing changes.
+   */
+  private async discover(doc: ClaimedDocument, urls: string[]): Promise<number> {
+    if (!urls.length) return 0;
+    const { added, removed } = await this.claims.syncDiscoveredPages(doc, urls, doc.page_quota ?? 0);
+    for (const id of removed) await this.store.deleteByDocument(doc.tenant_id, id);
+    if (removed.length) this.logger.info({ document_id: doc.id, removed: removed.length }, 'pages no longer linked were removed');
+    return added;
+  }
+
+  private async removeVanished(doc: ClaimedDocument): Promise<ProcessResult> {
+    const removed = await this.claims.removeClaimed(doc.id, doc.claimed_by);
+    if (!removed) throw new TransientFailure('cancelled');
+    await this.store.deleteByDocument(doc.tenant_id, doc.id);
+    return { chunkCount: 0, embedder: this.embedder.id, discovered: 0, contentHash: null, unchanged: false, removed: true };
   }
 
   /** Fetches and extracts one URL. A sitemap gives its URLs; a site root (or `discover`) its same-site links. */
@@ -174,6 +222,7 @@ export class DocumentProcessor {
       throw new TransientFailure((err as Error).message);
     }
     if (res.status >= 500 || res.status === 429) throw new TransientFailure(`${url} answered ${res.status}`);
+    if (res.status === 404 || res.status === 410) throw new PageGone(`${url} answered ${res.status}${res.status === 404 ? ' (not found)' : ' (gone)'}`);
     if (res.status >= 400) throw new PermanentFailure(`${url} answered ${res.status}${res.status === 404 ? ' (not found)' : ''}`);
     if (res.status >= 300) throw new PermanentFailure(`${url} answered ${res.status} without a usable redirect`);
     return res;
@@ -188,6 +237,11 @@ export class DocumentProcessor {
       return null;
     }
   }
+}
+
+/** What a document's content hash is taken of: its title and its text (both are in its chunks). */
+export function hashContent(title: string, text: string): string {
+  return createHash('sha256').update(title).update('\n').update(text).digest('hex');
 }
 
 /** A stable uuid for the chunk at `ordinal` of a document (deterministic, so rewrites replace). */

@@ -1,6 +1,9 @@
 /** A failure that retrying will not fix (404, blocked address, robots.txt, unsupported content). */
 export class PermanentFailure extends Error {}
 
+/** The page answered 404 or 410: on a re-sync of a crawled page, it is removed. */
+export class PageGone extends PermanentFailure {}
+
 /** A failure that may pass (timeout, 5xx, network, an embedding provider that is down). */
 export class TransientFailure extends Error {}
 

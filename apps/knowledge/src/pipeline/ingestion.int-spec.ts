@@ -1,7 +1,5 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Pool } from 'pg';
@@ -10,7 +8,7 @@ import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '@sa/db';
 import { createLogger } from '@sa/logging';
 import { outboundPolicy, type OutboundPolicy } from '@sa/net-guard';
-import { createTestDatabase } from '@sa/testing';
+import { createTestDatabase, startRoutedSite as startSite, type RoutedSite as TestSite } from '@sa/testing';
 import { loadKnowledgeConfig } from '../config/knowledge.config';
 import { DocumentsRepository, type NewDocument } from '../documents/documents.repository';
 import { createEmbeddings } from '../embeddings/embeddings.factory';
@@ -38,52 +36,6 @@ let documents: DocumentsRepository;
 let site: TestSite;
 let policy: OutboundPolicy;
 const workers: IngestionWorker[] = [];
-
-// ---------------------------------------------------------------------------------------------
-// A local site: routes by path, counts requests per path, can hold a response open.
-
-type Route = (req: IncomingMessage, res: ServerResponse, hit: number) => void;
-
-interface TestSite {
-  url: string;
-  port: number;
-  routes: Map<string, Route>;
-  hits: Map<string, number>;
-  /** Paths whose request was closed before a response was sent (the client gave up). */
-  abandoned: Set<string>;
-  close(): Promise<void>;
-}
-
-async function startSite(): Promise<TestSite> {
-  const routes = new Map<string, Route>();
-  const hits = new Map<string, number>();
-  const abandoned = new Set<string>();
-  const server: Server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    const hit = (hits.get(path) ?? 0) + 1;
-    hits.set(path, hit);
-    res.on('close', () => {
-      if (!res.writableEnded) abandoned.add(path);
-    });
-    const route = routes.get(path);
-    if (route) route(req, res, hit);
-    else res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    port,
-    routes,
-    hits,
-    abandoned,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 const html = (title: string, paragraphs: string[]) =>
   `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head><body><nav><a href="/">Home</a></nav><main><article><h1>${title}</h1>${paragraphs

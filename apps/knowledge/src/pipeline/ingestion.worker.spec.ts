@@ -11,7 +11,7 @@ const silent = { info: () => undefined, warn: () => undefined, debug: () => unde
 const config = { concurrency: 2, leaseMs: 60_000, maxAttempts: 3, pollMs: 60_000, shutdownGraceMs: 10 } as KnowledgeConfig;
 
 function doc(id: string): ClaimedDocument {
-  return { id, tenant_id: 't', chatbot_id: null, title: id, source_url: null, source_type: 'snippet', status: 'processing', chunk_count: 0, failure_reason: null, content: 'x', parent_id: null, discover: false, page_quota: null, attempts: 1, created_at: new Date(), claimed_by: 'w' };
+  return { id, tenant_id: 't', chatbot_id: null, title: id, source_url: null, source_type: 'snippet', status: 'processing', chunk_count: 0, failure_reason: null, content: 'x', parent_id: null, discover: false, page_quota: null, attempts: 1, created_at: new Date(), claimed_by: 'w', content_hash: null, embedder: null, resync_schedule: 'none', last_synced_at: null, next_sync_at: null };
 }
 
 /** A queue of documents; `hold()` makes the next claim wait until the returned function is called (it then answers from the queue as it was when the claim started). */
@@ -43,7 +43,7 @@ function fakeClaims() {
 }
 
 function fakeProcessor(processed: string[]) {
-  return { process: async (d: ClaimedDocument): Promise<ProcessResult> => (processed.push(d.id), { chunkCount: 1, embedder: 'fake', discovered: 0 }) } as unknown as DocumentProcessor;
+  return { process: async (d: ClaimedDocument): Promise<ProcessResult> => (processed.push(d.id), { chunkCount: 1, embedder: 'fake', discovered: 0, contentHash: 'h', unchanged: false, removed: false }) } as unknown as DocumentProcessor;
 }
 
 const tick = () => new Promise((r) => setTimeout(r, 20));

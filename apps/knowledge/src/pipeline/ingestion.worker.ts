@@ -11,7 +11,7 @@ import { ClaimedDocument, DocumentClaimsRepository } from './document-claims.rep
 import { DocumentProcessor } from './document-processor';
 import { DOCUMENT_RETRY_BACKOFF, PermanentFailure } from './failures';
 
-const outcomes = counter({ name: 'sa_ingestion_documents_total', help: 'Documents this replica finished, by outcome (ready, failed, retry, released)', labelNames: ['outcome'] as const });
+const outcomes = counter({ name: 'sa_ingestion_documents_total', help: 'Documents this replica finished, by outcome (ready, unchanged, removed, failed, retry, released)', labelNames: ['outcome'] as const });
 const durations = histogram({ name: 'sa_ingestion_duration_seconds', help: 'Time to process one document (fetch, chunk, embed, store)', buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300] });
 const inProgress = gauge({ name: 'sa_ingestion_in_progress', help: 'Documents this replica is processing now' });
 
@@ -145,17 +145,24 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
     const stopTimer = durations.startTimer();
     try {
       const result = await this.processor.process(doc, abort.signal);
+      if (result.removed) {
+        stopTimer();
+        outcomes.inc({ outcome: 'removed' });
+        log.info({ source_url: doc.source_url }, 'page vanished from its site; removed with its chunks');
+        return;
+      }
       if (abort.signal.aborted) return;
-      const kept = await this.claims.markReady(doc.id, this.workerId, result.chunkCount, result.embedder);
+      const kept = await this.claims.markReady(doc.id, this.workerId, result.chunkCount, result.embedder, result.contentHash);
       stopTimer();
-      outcomes.inc({ outcome: 'ready' });
-      log.info({ chunks: result.chunkCount, discovered: result.discovered, ms: Date.now() - started, kept }, 'document ready');
+      outcomes.inc({ outcome: result.unchanged ? 'unchanged' : 'ready' });
+      log.info({ chunks: result.chunkCount, discovered: result.discovered, unchanged: result.unchanged, ms: Date.now() - started, kept }, 'document ready');
     } catch (err) {
       if (abort.signal.aborted && this.stopping) return;
       const reason = err instanceof Error ? err.message : String(err);
       if (err instanceof PermanentFailure || doc.attempts >= this.config.maxAttempts) {
         const why = err instanceof PermanentFailure ? reason : `Failed after ${doc.attempts} attempts: ${reason}`;
-        await this.claims.markFailed(doc.id, this.workerId, why);
+        // A source that fails for good (gone, blocked) on a re-sync takes its old chunks with it.
+        if ((await this.claims.markFailed(doc.id, this.workerId, why)) && doc.chunk_count > 0) await this.processor.discard(doc);
         outcomes.inc({ outcome: 'failed' });
         log.info({ reason: why }, 'document failed');
       } else {

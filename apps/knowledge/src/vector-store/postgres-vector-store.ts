@@ -4,7 +4,7 @@ import { BadRequest } from '@sa/errors';
 import { reciprocalRankFusion, RRF_K } from './rrf';
 import { queryTerms, websearchOrQuery } from './text-query';
 import { IndexCapacityExceeded, IndexHit, LOAD_HEADROOM, VectorIndex } from './vector-index';
-import { MAX_SEARCH_K, SearchHit, SearchQuery, StoredChunk, VectorStore } from './vector-store.port';
+import { MAX_SEARCH_K, ownChunks, SearchHit, SearchQuery, StoredChunk, VectorStore } from './vector-store.port';
 
 /** The few logger methods the store uses (pino's signature). */
 export interface VectorStoreLogger {
@@ -127,6 +127,17 @@ export class PostgresVectorStore implements VectorStore {
   async deleteByDocument(tenantId: string, documentId: string): Promise<void> {
     const res = await this.pool.query(`DELETE FROM knowledge.chunks WHERE tenant_id = $1 AND document_id = $2 RETURNING seq, embedder`, [tenantId, documentId]);
     this.forgetLocally(tenantId, res.rows);
+  }
+
+  async replaceDocument(tenantId: string, documentId: string, chunks: StoredChunk[]): Promise<void> {
+    ownChunks(tenantId, documentId, chunks);
+    const rows = chunks.map((c) => ({ chunk: c, vector: normalised(c.vector, `chunk ${c.id ?? c.ordinal} of document ${c.documentId}`) }));
+    const deleted = await this.transaction(async (db) => {
+      const removed = (await db.query(`DELETE FROM knowledge.chunks WHERE tenant_id = $1 AND document_id = $2 RETURNING seq, embedder`, [tenantId, documentId])).rows;
+      for (let i = 0; i < rows.length; i += INSERT_BATCH) await this.insertBatch(db, tenantId, rows.slice(i, i + INSERT_BATCH));
+      return removed as { seq: string; embedder: string }[];
+    });
+    this.forgetLocally(tenantId, deleted);
   }
 
   async count(tenantId: string): Promise<number> {

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { QdrantClient } from '@qdrant/js-client-rest';
 import { BadRequest } from '@sa/errors';
-import { MAX_SEARCH_K, SearchHit, SearchQuery, StoredChunk, VectorStore } from './vector-store.port';
+import { MAX_SEARCH_K, ownChunks, SearchHit, SearchQuery, StoredChunk, VectorStore } from './vector-store.port';
 
 export interface QdrantVectorStoreOptions {
   /** Prefix of the collections this store owns (default `sa_chunks_`). */
@@ -94,6 +94,20 @@ export class QdrantVectorStore implements VectorStore {
   async deleteByDocument(tenantId: string, documentId: string): Promise<void> {
     const filter = { must: [match('tenant_id', tenantId), match('document_id', documentId)] };
     for (const name of await this.ownCollections()) await this.client.delete(name, { wait: true, filter });
+  }
+
+  /**
+   * No transactions in Qdrant: the new points are upserted first (chunk ids derive from document
+   * and position, so most overwrite the old ones in place), then the document's other points go.
+   * Searches in between see old and new chunks side by side, never a document without any.
+   */
+  async replaceDocument(tenantId: string, documentId: string, chunks: StoredChunk[]): Promise<void> {
+    ownChunks(tenantId, documentId, chunks);
+    const withIds = chunks.map((c) => ({ ...c, id: c.id ?? randomUUID() }));
+    await this.upsert(withIds);
+    const keep = withIds.map((c) => c.id);
+    const filter = { must: [match('tenant_id', tenantId), match('document_id', documentId)], must_not: keep.length ? [{ has_id: keep }] : [] };
+    for (const name of await this.ownCollections()) await this.client.delete(name, { wait: true, filter: filter as NonNullable<Filter> });
   }
 
   async search(q: SearchQuery): Promise<SearchHit[]> {

@@ -154,6 +154,23 @@ export function describeVectorStoreContract(name: string, factory: () => Promise
       expect(await search({ tenantId: b, vector: axisVector(1) })).toHaveLength(1);
     });
 
+    it("replaceDocument leaves exactly the new chunks of that document, others' untouched", async () => {
+      const tenant = randomUUID();
+      const doc = randomUUID();
+      const old = [0, 1, 2].map((i) => chunk(tenant, { documentId: doc, ordinal: i, vector: axisVector(5, i / 10), text: `old ${i}` }));
+      const other = chunk(tenant, { vector: axisVector(5, 0.9), text: 'another document' });
+      await store.upsert([...old, other]);
+      // One chunk keeps its id (rewritten in place), one is new; the other two old ones must go.
+      const fresh = [chunk(tenant, { id: old[0].id, documentId: doc, ordinal: 0, vector: axisVector(5), text: 'new 0' }), chunk(tenant, { documentId: doc, ordinal: 1, vector: axisVector(5, 0.2), text: 'new 1' })];
+      await store.replaceDocument(tenant, doc, fresh);
+      const hits = await search({ tenantId: tenant, vector: axisVector(5) });
+      expect(hits.map((h) => h.text).sort()).toEqual(['another document', 'new 0', 'new 1']);
+      expect(await store.count(tenant)).toBe(3);
+      await expect(store.replaceDocument(tenant, doc, [chunk(tenant, { vector: axisVector(5) })])).rejects.toThrow(/every chunk must be of document/);
+      await store.replaceDocument(tenant, doc, []);
+      expect((await search({ tenantId: tenant, vector: axisVector(5) })).map((h) => h.text)).toEqual(['another document']);
+    });
+
     it('upserting an existing id replaces the chunk', async () => {
       const tenant = randomUUID();
       const c = chunk(tenant, { vector: axisVector(3), text: 'old text' });

@@ -1,3 +1,5 @@
+import { BadRequest } from '@sa/errors';
+
 /**
  * The knowledge service's vector store port: chunks of documents with their embeddings, and
  * retrieval of the passages nearest to a query. Adapters: PostgresVectorStore (embedded default,
@@ -58,9 +60,20 @@ export interface SearchHit {
 export interface VectorStore {
   upsert(chunks: StoredChunk[]): Promise<void>;
   deleteByDocument(tenantId: string, documentId: string): Promise<void>;
+  /**
+   * The document's chunks become exactly `chunks` (all of that document, this tenant). Readers see
+   * the old chunks or the new ones, never a document without chunks: PostgreSQL replaces them in
+   * one transaction; Qdrant (no transactions) writes the new points first, then removes the rest.
+   */
+  replaceDocument(tenantId: string, documentId: string, chunks: StoredChunk[]): Promise<void>;
   search(q: SearchQuery): Promise<SearchHit[]>;
   /** Chunks of the workspace, every embedder. */
   count(tenantId: string): Promise<number>;
 }
 
 export const MAX_SEARCH_K = 100;
+
+/** replaceDocument's chunks must all be of the document it replaces. */
+export function ownChunks(tenantId: string, documentId: string, chunks: StoredChunk[]): void {
+  if (chunks.some((c) => c.tenantId !== tenantId || c.documentId !== documentId)) throw new BadRequest(`replaceDocument: every chunk must be of document ${documentId} of its workspace`);
+}
