@@ -8,7 +8,7 @@ export const blobStorageConfig = {
   /** Where uploaded files are kept: a directory (default) or an S3-compatible bucket. */
   blobStore: env.oneOf('BLOB_STORE', ['filesystem', 's3'] as const, 'filesystem'),
   /** The directory of the filesystem store; every replica of the console and knowledge must see the same one. */
-  blobDir: env.str('BLOB_DIR', 'data/blobs'),
+  blobDir: env.str('BLOB_DIR', '.data/blobs'),
   s3Bucket: env.optionalStr('S3_BUCKET'),
   s3Region: env.str('S3_REGION', 'us-east-1'),
   s3Endpoint: env.optionalUrl('S3_ENDPOINT', ['http', 'https']),
