@@ -1,17 +1,14 @@
-import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
 import { Client } from 'pg';
 import type { Page } from 'playwright-core';
 import { startRoutedSite, type RoutedSite } from '@sa/testing';
-import { admin, createUser } from './support/admin';
-import { client } from './support/api';
 import { waitFor } from './support/apps';
 import { expectNoSeriousAxeViolations, screenshot, useBrowser } from './support/browser';
 import { ConsoleClient, type ConsoleResponse } from './support/console';
-import { newWorkspace, TestWorkspace, uniqueName } from './support/fixtures';
 import { postSse } from './support/sse';
+import { CONSOLE_PASSWORD, type ConsolePeople, workspaceWithPeople } from './support/console-people';
 import { e2eState } from './support/state';
 import { newWidgetSession, widgetUrl } from './support/widget';
 
@@ -25,40 +22,10 @@ import { newWidgetSession, widgetUrl } from './support/widget';
  * Then the page in Debian's Chromium: upload, Q&A, delete with confirmation, axe, a screenshot.
  */
 const s = e2eState();
-const PASSWORD = 'correct horse battery staple';
+const PASSWORD = CONSOLE_PASSWORD;
 const FIXTURES = path.join(__dirname, 'fixtures');
 
-interface People {
-  ws: TestWorkspace;
-  bot: string;
-  owner: ConsoleClient;
-  admin: ConsoleClient;
-  member: ConsoleClient;
-  emails: { owner: string; admin: string; member: string };
-}
-
-async function namedWorkspace(name: string): Promise<TestWorkspace> {
-  const ws = await admin<{ id: string }>(['workspace', 'create', '--name', name, '--plan', 'scale']);
-  const tok = await admin<{ id: string; token: string }>(['token', 'create', '--workspace', ws.id, '--scopes', 'all']);
-  return { id: ws.id, token: tok.token, tokenId: tok.id, api: client(tok.token) };
-}
-
-async function workspaceWithPeople(named = false): Promise<People> {
-  const ws = named ? await namedWorkspace('Acme Support') : await newWorkspace(['--plan', 'scale']);
-  const tag = randomBytes(4).toString('hex');
-  const emails = named
-    ? { owner: `olivia.owner.${tag}@acme.example`, admin: `ada.admin.${tag}@acme.example`, member: `max.member.${tag}@acme.example` }
-    : { owner: `owner-${tag}@example.com`, admin: `admin-${tag}@example.com`, member: `member-${tag}@example.com` };
-  const clients: Record<string, ConsoleClient> = {};
-  for (const role of ['owner', 'admin', 'member'] as const) {
-    await createUser(ws.id, emails[role], role, PASSWORD);
-    clients[role] = new ConsoleClient();
-    expect((await clients[role]!.signIn(emails[role], PASSWORD)).status).toBe(200);
-  }
-  const created = await ws.api.post('/bots', { name: named ? 'Front desk' : uniqueName('Front desk'), language: 'en' });
-  expect(created.status).toBe(201);
-  return { ws, bot: created.body.data.id, owner: clients['owner']!, admin: clients['admin']!, member: clients['member']!, emails };
-}
+type People = ConsolePeople;
 
 /** POST …/knowledge/files with the file as the body, as the page sends it. */
 async function upload(c: ConsoleClient, workspaceId: string, fileName: string, bytes: Buffer, query: Record<string, string> = {}): Promise<ConsoleResponse> {
@@ -270,7 +237,7 @@ describe('console: the Knowledge page in a browser (issue 19)', () => {
   let site: RoutedSite;
 
   beforeAll(async () => {
-    p = await workspaceWithPeople(true);
+    p = await workspaceWithPeople(true, { uniqueEmails: true });
     // Nothing is served: every page of it answers 404.
     site = await startRoutedSite(s.sitePort);
   });

@@ -147,7 +147,7 @@ export class DocumentsService {
   }
 
   /** 402 when the bot (or the workspace-wide knowledge) has no page left under `limit`. */
-  private async checkRoom(m: EntityManager, tenantId: string, chatbotId: string | null, limit: number): Promise<void> {
+  async checkRoom(m: EntityManager, tenantId: string, chatbotId: string | null, limit: number): Promise<void> {
     const used = await this.documents.countPages(m, tenantId, chatbotId);
     if (used + 1 > limit) {
       throw new QuotaExhausted(`The page quota of ${chatbotId ? 'this bot' : 'workspace-wide knowledge'} is used up (${used} of ${limit} pages)`, { pages_used: used, page_quota: limit });

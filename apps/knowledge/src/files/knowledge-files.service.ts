@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { BLOB_STORE, type BlobStore, isKnowledgeFileKeyOf } from '@sa/blob-storage';
 import { BotAccess, enforceBotAccess } from '@sa/bot-access';
 import { AddKbFileRequest, CallerContext, KbDocumentDeleted, KbDocumentIdRequest, KbDocumentView } from '@sa/contracts';
-import { BadRequest, NotFound, QuotaExhausted } from '@sa/errors';
+import { BadRequest, NotFound } from '@sa/errors';
 import { KNOWLEDGE_CONFIG, KnowledgeConfig } from '../config/knowledge.config';
 import { DocumentsRepository, toDocumentView } from '../documents/documents.repository';
 import { DocumentsService } from '../documents/documents.service';
@@ -35,10 +35,7 @@ export class KnowledgeFilesService {
     const limit = ctx.entitlements.pagesPerBot;
     const row = await this.documents.transaction(async (m) => {
       await this.documents.lockQuota(m, ctx.tenantId, chatbotId);
-      const used = await this.documents.countPages(m, ctx.tenantId, chatbotId);
-      if (used + 1 > limit) {
-        throw new QuotaExhausted(`The page quota of ${chatbotId ? 'this bot' : 'workspace-wide knowledge'} is used up (${used} of ${limit} pages)`, { pages_used: used, page_quota: limit });
-      }
+      await this.documentsService.checkRoom(m, ctx.tenantId, chatbotId, limit);
       return this.files.insertFile(m, {
         tenantId: ctx.tenantId,
         chatbotId,
