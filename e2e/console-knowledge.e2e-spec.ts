@@ -8,7 +8,8 @@ import { waitFor } from './support/apps';
 import { expectNoSeriousAxeViolations, screenshot, useBrowser } from './support/browser';
 import { ConsoleClient, type ConsoleResponse } from './support/console';
 import { postSse } from './support/sse';
-import { CONSOLE_PASSWORD, type ConsolePeople, workspaceWithPeople } from './support/console-people';
+import { type ConsolePeople, signInPage, workspaceWithPeople } from './support/console-people';
+import { uniqueName } from './support/fixtures';
 import { e2eState } from './support/state';
 import { newWidgetSession, widgetUrl } from './support/widget';
 
@@ -22,10 +23,17 @@ import { newWidgetSession, widgetUrl } from './support/widget';
  * Then the page in Debian's Chromium: upload, Q&A, delete with confirmation, axe, a screenshot.
  */
 const s = e2eState();
-const PASSWORD = CONSOLE_PASSWORD;
 const FIXTURES = path.join(__dirname, 'fixtures');
 
-type People = ConsolePeople;
+type People = ConsolePeople & { bot: string };
+
+/** A scale-plan workspace with its three people signed in and a bot; `name` for the screenshot's fixed names. */
+async function peopleWithBot(name?: string): Promise<People> {
+  const people = await workspaceWithPeople('scale', name);
+  const created = await people.ws.api.post('/bots', { name: name ? 'Front desk' : uniqueName('Front desk'), language: 'en' });
+  expect(created.status).toBe(201);
+  return { ...people, bot: created.body.data.id };
+}
 
 /** POST …/knowledge/files with the file as the body, as the page sends it. */
 async function upload(c: ConsoleClient, workspaceId: string, fileName: string, bytes: Buffer, query: Record<string, string> = {}): Promise<ConsoleResponse> {
@@ -96,7 +104,7 @@ describe('console: the Knowledge API (issue 19)', () => {
   let site: RoutedSite;
 
   beforeAll(async () => {
-    [a, b] = [await workspaceWithPeople(), await workspaceWithPeople()];
+    [a, b] = [await peopleWithBot(), await peopleWithBot()];
     db = new Client({ connectionString: s.databaseUrl });
     await db.connect();
     site = await startRoutedSite(s.sitePort);
@@ -237,7 +245,7 @@ describe('console: the Knowledge page in a browser (issue 19)', () => {
   let site: RoutedSite;
 
   beforeAll(async () => {
-    p = await workspaceWithPeople(true, { uniqueEmails: true });
+    p = await peopleWithBot('Acme Knowledge');
     // Nothing is served: every page of it answers 404.
     site = await startRoutedSite(s.sitePort);
   });
@@ -247,11 +255,8 @@ describe('console: the Knowledge page in a browser (issue 19)', () => {
   });
 
   async function signIn(page: Page, email: string): Promise<void> {
-    await page.goto(`${s.consoleUrl}/sign-in`);
-    await page.getByLabel('Email', { exact: true }).fill(email);
-    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('link', { name: 'Knowledge', exact: true }).waitFor({ timeout: 15000 });
+    await signInPage(page, email);
+    await page.getByRole('link', { name: 'Knowledge', exact: true }).waitFor();
   }
 
   const row = (page: Page, title: string) => page.getByRole('row').filter({ has: page.getByRole('rowheader', { name: new RegExp(`^${title}`) }) });

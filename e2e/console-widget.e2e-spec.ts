@@ -1,11 +1,13 @@
-import { createHash, createHmac } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
-import { request } from './support/api';
+import { admin, createUser } from './support/admin';
+import { client, request } from './support/api';
 import { waitFor } from './support/apps';
 import { expectNoSeriousAxeViolations, screenshot, useBrowser } from './support/browser';
-import { CONSOLE_PASSWORD, type ConsolePeople, workspaceWithPeople } from './support/console-people';
+import { ConsoleClient } from './support/console';
+import { newWorkspace, TestWorkspace, uniqueName } from './support/fixtures';
 import { e2eState } from './support/state';
 
 /**
@@ -16,10 +18,41 @@ import { e2eState } from './support/state';
  * page in Debian's Chromium: the snippet, saving origins, rotating the secret, axe and a screenshot.
  */
 const s = e2eState();
-const PASSWORD = CONSOLE_PASSWORD;
+const PASSWORD = 'correct horse battery staple';
 const WIDGET_SECRET = /wsk_[A-Za-z0-9_-]{43}/;
 
-type People = ConsolePeople;
+interface People {
+  ws: TestWorkspace;
+  bot: string;
+  owner: ConsoleClient;
+  admin: ConsoleClient;
+  member: ConsoleClient;
+  emails: { owner: string; admin: string; member: string };
+}
+
+async function namedWorkspace(name: string): Promise<TestWorkspace> {
+  const ws = await admin<{ id: string }>(['workspace', 'create', '--name', name, '--plan', 'scale']);
+  const tok = await admin<{ id: string; token: string }>(['token', 'create', '--workspace', ws.id, '--scopes', 'all']);
+  return { id: ws.id, token: tok.token, tokenId: tok.id, api: client(tok.token) };
+}
+
+/** A workspace with an owner, an admin and a member signed in, and a bot; `named` gives the screenshot's fixed names. */
+async function workspaceWithPeople(named = false): Promise<People> {
+  const ws = named ? await namedWorkspace('Acme Support') : await newWorkspace(['--plan', 'scale']);
+  const tag = randomBytes(4).toString('hex');
+  const emails = named
+    ? { owner: 'olivia.owner@acme.example', admin: 'ada.admin@acme.example', member: 'max.member@acme.example' }
+    : { owner: `owner-${tag}@example.com`, admin: `admin-${tag}@example.com`, member: `member-${tag}@example.com` };
+  const clients: Record<string, ConsoleClient> = {};
+  for (const role of ['owner', 'admin', 'member'] as const) {
+    await createUser(ws.id, emails[role], role, PASSWORD);
+    clients[role] = new ConsoleClient();
+    expect((await clients[role]!.signIn(emails[role], PASSWORD)).status).toBe(200);
+  }
+  const created = await ws.api.post('/bots', { name: named ? 'Front desk' : uniqueName('Front desk'), language: 'en' });
+  expect(created.status).toBe(201);
+  return { ws, bot: created.body.data.id, owner: clients['owner']!, admin: clients['admin']!, member: clients['member']!, emails };
+}
 
 describe('console: the Widget API (issue 18)', () => {
   let a: People;

@@ -180,8 +180,12 @@ describe(`fuzzing the REST API, the widget API and the MCP tools (${REQUESTS} re
     const f = fuzzerFor(widgetDoc);
     // No token on the widget; a stray Authorization header changes nothing.
     const auth = fc.oneof({ weight: 12, arbitrary: fc.constant<string | undefined>(undefined) }, { weight: 1, arbitrary: fc.constant<string | undefined>(`Bearer ${ws.token}`) });
-    const botCtx = { ...ctx, ids: [bot, ...ctx.ids] };
-    const arb = fc.oneof(...operations.map((o) => ({ weight: o.route.endsWith('/chat') ? 1 : 4, arbitrary: f.operationArb(o, botCtx, auth) })));
+    // Every widget route names the bot in its path, and a chat succeeds only with the bot, a
+    // session of that bot and a valid body: at one chat in 29 and one bot id in 6, a seed of the CI
+    // size hit none about one run in five (seed 185771562). The bot id in half the paths and three
+    // times the chats make a success all but certain, and the other ids still get their 404s.
+    const botCtx = { ...ctx, ids: [bot, bot, bot, ...ctx.ids] };
+    const arb = fc.oneof(...operations.map((o) => ({ weight: o.route.endsWith('/chat') ? 3 : 4, arbitrary: f.operationArb(o, botCtx, auth) })));
     const out = await fire(`${s.gatewayUrl}/widget/v1`, fc.sample(arb, { numRuns: Math.ceil(REQUESTS / 4), seed: SEED }), operations, new Set(['POST /bots/{botId}/chat']));
 
     expect(out.failures).toEqual([]);

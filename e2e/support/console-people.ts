@@ -1,49 +1,59 @@
 import { randomBytes } from 'node:crypto';
+import type { Page } from 'playwright-core';
 import { admin, createUser } from './admin';
 import { client } from './api';
 import { ConsoleClient } from './console';
-import { newWorkspace, TestWorkspace, uniqueName } from './fixtures';
+import { newWorkspace, TestWorkspace } from './fixtures';
+import { e2eState } from './state';
 
-/** The password of the people the console suites create. */
 export const CONSOLE_PASSWORD = 'correct horse battery staple';
+export type ConsoleRole = 'owner' | 'admin' | 'member';
 
-/** A workspace with an owner, an admin and a member signed in to the console, and a bot. */
+/** A workspace with an owner, an admin and a member, each signed in to the console's API. */
 export interface ConsolePeople {
   ws: TestWorkspace;
-  bot: string;
   owner: ConsoleClient;
   admin: ConsoleClient;
   member: ConsoleClient;
-  emails: { owner: string; admin: string; member: string };
-}
-
-/** A scale-plan workspace of this name with a token for every scope (screenshots show the name). */
-export async function namedWorkspace(name: string): Promise<TestWorkspace> {
-  const ws = await admin<{ id: string }>(['workspace', 'create', '--name', name, '--plan', 'scale']);
-  const tok = await admin<{ id: string; token: string }>(['token', 'create', '--workspace', ws.id, '--scopes', 'all']);
-  return { id: ws.id, token: tok.token, tokenId: tok.id, api: client(tok.token) };
+  emails: Record<ConsoleRole, string>;
 }
 
 /**
- * A workspace with its three people signed in and a bot. `named` gives the screenshots' fixed
- * names ("Acme Support", "Front desk"); `uniqueEmails` adds a tag to the named addresses too, for
- * suites that make more than one such workspace in one run.
+ * A new workspace on `plan` (more `flags` of `admin workspace create` after it) with its three
+ * people. `name` gives a fixed workspace name and the people fixed e-mail addresses (for
+ * screenshots); otherwise both are unique.
  */
-export async function workspaceWithPeople(named = false, { uniqueEmails = false }: { uniqueEmails?: boolean } = {}): Promise<ConsolePeople> {
-  const ws = named ? await namedWorkspace('Acme Support') : await newWorkspace(['--plan', 'scale']);
-  const tag = randomBytes(4).toString('hex');
-  const suffix = uniqueEmails ? `.${tag}` : '';
-  const emails = named
-    ? { owner: `olivia.owner${suffix}@acme.example`, admin: `ada.admin${suffix}@acme.example`, member: `max.member${suffix}@acme.example` }
-    : { owner: `owner-${tag}@example.com`, admin: `admin-${tag}@example.com`, member: `member-${tag}@example.com` };
-  const clients: Record<string, ConsoleClient> = {};
+export async function workspaceWithPeople(plan: string, name?: string, flags: string[] = []): Promise<ConsolePeople> {
+  let ws: TestWorkspace;
+  if (name) {
+    const created = await admin<{ id: string }>(['workspace', 'create', '--name', name, '--plan', plan, ...flags]);
+    const tok = await admin<{ id: string; token: string }>(['token', 'create', '--workspace', created.id, '--scopes', 'all']);
+    ws = { id: created.id, token: tok.token, tokenId: tok.id, api: client(tok.token) };
+  } else {
+    ws = await newWorkspace(['--plan', plan, ...flags]);
+  }
+  const tag = name ? null : randomBytes(4).toString('hex');
+  const domain = name ? `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.example` : 'example.com';
+  const emails = {
+    owner: tag ? `owner-${tag}@${domain}` : `olivia.owner@${domain}`,
+    admin: tag ? `admin-${tag}@${domain}` : `ada.admin@${domain}`,
+    member: tag ? `member-${tag}@${domain}` : `max.member@${domain}`,
+  };
+  const clients: Partial<Record<ConsoleRole, ConsoleClient>> = {};
   for (const role of ['owner', 'admin', 'member'] as const) {
     await createUser(ws.id, emails[role], role, CONSOLE_PASSWORD);
     clients[role] = new ConsoleClient();
-    const signedIn = await clients[role]!.signIn(emails[role], CONSOLE_PASSWORD);
-    if (signedIn.status !== 200) throw new Error(`signing in ${emails[role]} failed: ${signedIn.status} ${signedIn.text}`);
+    const res = await clients[role].signIn(emails[role], CONSOLE_PASSWORD);
+    if (res.status !== 200) throw new Error(`sign-in of ${emails[role]} failed: ${res.status} ${res.text}`);
   }
-  const created = await ws.api.post('/bots', { name: named ? 'Front desk' : uniqueName('Front desk'), language: 'en' });
-  if (created.status !== 201) throw new Error(`creating the bot failed: ${created.status} ${created.text}`);
-  return { ws, bot: created.body.data.id, owner: clients['owner']!, admin: clients['admin']!, member: clients['member']!, emails };
+  return { ws, owner: clients.owner!, admin: clients.admin!, member: clients.member!, emails };
+}
+
+/** Signs in on the console's sign-in page and waits for the workspace's navigation. */
+export async function signInPage(page: Page, email: string): Promise<void> {
+  await page.goto(`${e2eState().consoleUrl}/sign-in`);
+  await page.getByLabel('Email', { exact: true }).fill(email);
+  await page.getByLabel('Password', { exact: true }).fill(CONSOLE_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Console' }).waitFor({ timeout: 15000 });
 }

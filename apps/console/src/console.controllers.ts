@@ -1,4 +1,5 @@
 import type { Type } from '@nestjs/common';
+import { AnalyticsController } from './analytics/analytics.controller';
 import { AuditController } from './audit/audit.controller';
 import { BotsController } from './bots/bots.controller';
 import { ConnectionsController } from './connections/connections.controller';
@@ -32,6 +33,7 @@ export const CONSOLE_CONTROLLERS: Type[] = [
   ConnectionsController,
   AuditController,
   OauthInteractionsController,
+  AnalyticsController,
   ConsoleOpenApiController,
 ];
 

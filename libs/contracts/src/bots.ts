@@ -44,3 +44,31 @@ export class CreatedBotView {
   @Doc(LANGUAGE_DESCRIPTION) @IsString() language: string;
   @IsISO8601() created_at: string;
 }
+
+/** Body of PATCH /api/workspaces/{id}/bots/{botId} (console, issue 19): members left out stay as they are. */
+@Doc({ name: 'UpdateBot', description: 'Members left out stay as they are. A name already used by another bot of the workspace gives 409 with `suggested_name`.' })
+export class UpdateBotBody {
+  @Doc(`1 to ${BOT_NAME_MAX} characters (Unicode code points), not only white space.`)
+  @IsOptional()
+  @IsString()
+  @CharLength(1, BOT_NAME_MAX)
+  @NotBlank()
+  name?: string;
+
+  @Doc(`The bot's default reply language. ${LANGUAGE_DESCRIPTION}`) @IsOptional() @IsString() @IsLanguageTag() language?: string;
+}
+
+/** bots.bot.update (issue 19): rename a bot or change its default reply language. */
+export class UpdateBotRequest extends UpdateBotBody {
+  @IsUUID() botId: string;
+}
+
+/** A bot as the console's Bots page lists it (a superset of BotOption). */
+@Doc({ name: 'ConsoleBot', description: "A bot of the workspace (its name is user text: render it as text). `language` is the bot's default reply language." })
+export class ConsoleBotView {
+  @IsUUID() id: string;
+  @IsString() name: string;
+  @Doc(LANGUAGE_DESCRIPTION) @IsString() language: string;
+  @IsIn(SLOT_KINDS) slot_kind: SlotKind;
+  @IsISO8601() created_at: string;
+}

@@ -20,3 +20,4 @@ export * from './subjects';
 export * from './validation';
 export * from './widget';
 export * from './console-connections';
+export * from './analytics';

@@ -1,6 +1,7 @@
 import { EmailView, ListEmailsRequest } from './booking-mail';
 import { BookingIdRequest, BookingView, CreateBookingRequest, ListBookingsRequest, UpdateBookingRequest } from './bookings';
-import { BotView, CreateBotRequest, CreatedBotView, ListBotsRequest } from './bots';
+import { AnalyticsQuestionsRequest, AnalyticsQuestionsView } from './analytics';
+import { BotView, CreateBotRequest, CreatedBotView, ListBotsRequest, UpdateBotRequest } from './bots';
 import { LeadView, ListLeadsRequest } from './leads';
 import {
   FeedbackRequest,
@@ -152,6 +153,9 @@ export const RPC = {
   'knowledge.document.add-qa': rpc<AddKbQaRequest, KbDocumentView>(AddKbQaRequest),
   'knowledge.document.resync': rpc<ResyncKbRequest, KbDocumentView>(ResyncKbRequest),
   'knowledge.document.schedule': rpc<ScheduleKbRequest, KbDocumentView>(ScheduleKbRequest),
+  // Issue 19 (ba): bot settings and the Analytics page's question insights.
+  'bots.bot.update': rpc<UpdateBotRequest, BotView>(UpdateBotRequest),
+  'chat.analytics.questions': rpc<AnalyticsQuestionsRequest, AnalyticsQuestionsView>(AnalyticsQuestionsRequest),
   // Issue 19 (kf): uploaded files (put into blob storage first) and deleting a document (knowledge-files.ts).
   'knowledge.document.add-file': rpc<AddKbFileRequest, KbDocumentView>(AddKbFileRequest),
   'knowledge.document.delete': rpc<KbDocumentIdRequest, KbDocumentDeleted>(KbDocumentIdRequest),

@@ -1,5 +1,5 @@
 import { Controller } from '@nestjs/common';
-import { BotSummary, BotView, PublicBot, PublicBotRequest, CallerContext, CheckBotsReply, CheckBotsRequest, CreateBotRequest, CreatedBotView } from '@sa/contracts';
+import { BotSummary, BotView, PublicBot, PublicBotRequest, CallerContext, CheckBotsReply, CheckBotsRequest, CreateBotRequest, CreatedBotView, UpdateBotRequest } from '@sa/contracts';
 import { NotFound } from '@sa/errors';
 import { RpcHandler } from '@sa/messaging';
 import { BotsService } from './bots.service';
@@ -38,5 +38,13 @@ export class BotsHandler {
   @RpcHandler('bots.bot.create')
   create(req: CreateBotRequest, ctx: CallerContext): Promise<CreatedBotView> {
     return this.bots.create(ctx, req);
+  }
+
+  /** Issue 19: the gateways drop their cached copy of the bot (the widget shows its name and language). */
+  @RpcHandler('bots.bot.update')
+  async update(req: UpdateBotRequest, ctx: CallerContext): Promise<BotView> {
+    const bot = await this.bots.update(ctx, req);
+    this.widget.announceChange(bot.id);
+    return bot;
   }
 }

@@ -83,6 +83,21 @@ export class BotsRepository {
     return m.save(m.create(BotEntity, bot));
   }
 
+  /** Renames a bot or changes its language (null: left as is); undefined when it is not a bot of the tenant. */
+  async update(tenantId: string, botId: string, change: { name: string | null; language: string | null }): Promise<BotEntity | undefined> {
+    const rows: BotRow[] = await this.ds.query(
+      // (a CTE: TypeORM answers a bare UPDATE … RETURNING with [rows, count])
+      `WITH updated AS (
+         UPDATE bots.bots SET name = coalesce($3, name), language = coalesce($4, language)
+          WHERE tenant_id = $1 AND id = $2
+          RETURNING id, tenant_id, name, language, slot_kind, enterprise_plan_tier, created_at
+       )
+       SELECT * FROM updated`,
+      [tenantId, botId, change.name, change.language],
+    );
+    return rows[0] ? toEntity(rows[0]) : undefined;
+  }
+
   /** Lower-cased names of the tenant's bots that start with `prefix` (case-insensitive). */
   async namesStartingWith(tenantId: string, prefix: string): Promise<Set<string>> {
     const rows: { name: string }[] = await this.ds.query(

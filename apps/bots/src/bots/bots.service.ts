@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { BotAccess, enforceBotAccess, visibleBots } from '@sa/bot-access';
-import { BOT_NAME_MAX, BotSummary, BotView, CallerContext, CheckBotsReply, CreateBotRequest, CreatedBotView, ENTERPRISE_TIERS, EnterpriseTier, canonicalLanguage } from '@sa/contracts';
-import { BotNameTaken, PlanCapacityExhausted, TierCapacityUnavailable } from '@sa/errors';
+import { BOT_NAME_MAX, BotSummary, BotView, CallerContext, CheckBotsReply, CreateBotRequest, CreatedBotView, ENTERPRISE_TIERS, EnterpriseTier, UpdateBotRequest, canonicalLanguage } from '@sa/contracts';
+import { BotNameTaken, NotFound, PlanCapacityExhausted, TierCapacityUnavailable } from '@sa/errors';
 import { isUniqueViolation } from '@sa/db';
 import { Outbox } from '@sa/events';
 import { BotEntity } from './bot.entity';
@@ -81,13 +81,32 @@ export class BotsService {
       });
       return { id: bot.id, name: bot.name, language: bot.language, created_at: bot.createdAt.toISOString() };
     } catch (err) {
-      if (isUniqueViolation(err, 'bots_tenant_name_key')) {
-        // Suggestions may shorten the base to fit the suffix (at most " 9999"): look up that shortest prefix.
-        const base = req.name.trim().replace(/\s+\d+$/, '') || req.name;
-        const taken = await this.bots.namesStartingWith(ctx.tenantId, [...base].slice(0, BOT_NAME_MAX - 5).join('').trimEnd());
-        throw new BotNameTaken(req.name, suggestName(req.name, taken));
-      }
-      throw err;
+      throw await this.nameTakenOr(ctx, req.name, err);
     }
+  }
+
+  /**
+   * Issue 19 (console bot settings): a new name (409 with suggested_name when another bot has it)
+   * or default reply language. Another workspace's bot is 404; a restricted caller only its bots.
+   */
+  async update(ctx: CallerContext, req: UpdateBotRequest): Promise<BotView> {
+    enforceBotAccess(ctx, BotAccess.MustName, req.botId);
+    const language = req.language ? canonicalLanguage(req.language)! : null;
+    try {
+      const bot = await this.bots.update(ctx.tenantId, req.botId, { name: req.name ?? null, language });
+      if (!bot) throw new NotFound('Bot');
+      return toBotView(bot);
+    } catch (err) {
+      throw await this.nameTakenOr(ctx, req.name ?? '', err);
+    }
+  }
+
+  /** A duplicate name becomes 409 with a free suggested_name; anything else is returned as is. */
+  private async nameTakenOr(ctx: CallerContext, name: string, err: unknown): Promise<unknown> {
+    if (!isUniqueViolation(err, 'bots_tenant_name_key')) return err;
+    // Suggestions may shorten the base to fit the suffix (at most " 9999"): look up that shortest prefix.
+    const base = name.trim().replace(/\s+\d+$/, '') || name;
+    const taken = await this.bots.namesStartingWith(ctx.tenantId, [...base].slice(0, BOT_NAME_MAX - 5).join('').trimEnd());
+    return new BotNameTaken(name, suggestName(name, taken));
   }
 }

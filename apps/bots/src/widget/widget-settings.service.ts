@@ -103,7 +103,7 @@ export class WidgetSettingsService {
       launcher_text: theme.launcher_text !== undefined ? theme.launcher_text : current.launcher_text,
     };
     await this.repository.save(ctx.tenantId, req.botId, next);
-    this.changed(req.botId);
+    this.announceChange(req.botId);
     return toSettingsView((await this.repository.find(ctx.tenantId, req.botId))!);
   }
 
@@ -111,7 +111,7 @@ export class WidgetSettingsService {
     await this.row(ctx, botId);
     const secret = generateWidgetSecret();
     const createdAt = await this.repository.saveSecret(ctx.tenantId, botId, this.box.seal(secret));
-    this.changed(botId);
+    this.announceChange(botId);
     return { secret, created_at: createdAt.toISOString() };
   }
 
@@ -122,7 +122,8 @@ export class WidgetSettingsService {
     return { valid: sameHash(userHashOf(this.box.open(row.identity_secret), req.externalUserId), req.userHash) };
   }
 
-  private changed(botId: string): void {
+  /** Tells the gateways to drop their cached copy of the bot (also after a rename or a language change). */
+  announceChange(botId: string): void {
     const event: WidgetChangedEvent = { botId };
     this.nc.publish(WIDGET_CHANGED_SUBJECT, JSON.stringify(event));
   }

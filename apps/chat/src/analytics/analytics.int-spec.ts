@@ -224,3 +224,70 @@ describe('AnalyticsRepository.summary', () => {
     }
   });
 });
+
+describe('AnalyticsRepository.questions (issue 19: top and unanswered questions)', () => {
+  const questions = (tenantId: string, over: { chatbotId?: string; botIds?: string[]; days?: number; limit?: number } = {}) => analytics.questions({ tenantId, now: NOW, ...over });
+
+  it('ranks questions by how often they were asked, with their latest wording and time', async () => {
+    const t = randomUUID();
+    await exchange(t, '2030-06-10T10:00:00Z', { question: 'What is the price?' });
+    await exchange(t, '2030-06-12T10:00:00Z', { question: 'what is the PRICE' });
+    await exchange(t, '2030-06-11T10:00:00Z', { question: 'Where are you?' });
+    const result = await questions(t);
+    expect(result.days).toBe(30);
+    expect(result.top).toEqual([
+      { question: 'what is the PRICE', times: 2, last_asked_at: '2030-06-12T10:00:00.000Z' },
+      { question: 'Where are you?', times: 1, last_asked_at: '2030-06-11T10:00:00.000Z' },
+    ]);
+    expect(result.unanswered).toEqual([]);
+  });
+
+  it('lists a question as unanswered when the reply to its latest asking was unanswered, counting its unanswered askings; answered later, it leaves the list', async () => {
+    const t = randomUUID();
+    await exchange(t, '2030-06-01T10:00:00Z', { question: 'Do you ship to Mars?', unanswered: true });
+    await exchange(t, '2030-06-02T10:00:00Z', { question: 'do you ship to mars', unanswered: true });
+    await exchange(t, '2030-06-03T10:00:00Z', { question: 'Do you ship to Mars?!', unanswered: false });
+    await exchange(t, '2030-06-04T10:00:00Z', { question: 'Is there a warranty?', unanswered: false });
+    await exchange(t, '2030-06-05T10:00:00Z', { question: 'Is there a warranty?', unanswered: true });
+    await exchange(t, '2030-06-06T10:00:00Z', { question: 'Can I pay in gold?', unanswered: true });
+    await exchange(t, '2030-06-07T10:00:00Z', { question: 'Can I pay in gold', unanswered: true });
+    const result = await questions(t);
+    // Mars was answered on its latest asking: not listed. Gold went unanswered twice, the warranty once.
+    expect(result.unanswered).toEqual([
+      { question: 'Can I pay in gold', times: 2, last_asked_at: '2030-06-07T10:00:00.000Z' },
+      { question: 'Is there a warranty?', times: 1, last_asked_at: '2030-06-05T10:00:00.000Z' },
+    ]);
+    expect(result.top.map((q) => [q.question, q.times])).toEqual([
+      ['Do you ship to Mars?!', 3],
+      ['Can I pay in gold', 2],
+      ['Is there a warranty?', 2],
+    ]);
+  });
+
+  it('pairs each question with the reply that follows it in its own session', async () => {
+    const t = randomUUID();
+    const session = `s-${randomUUID()}`;
+    // Two turns of one session: the first unanswered, the second answered.
+    await exchange(t, '2030-06-20T10:00:00Z', { sessionId: session, question: 'First question here', unanswered: true });
+    await exchange(t, '2030-06-20T10:05:00Z', { sessionId: session, question: 'Second question here', unanswered: false });
+    // Another session at the same moment, answered: it does not make the first one answered.
+    await exchange(t, '2030-06-20T10:00:00Z', { question: 'Third question here', unanswered: false });
+    expect((await questions(t)).unanswered.map((q) => q.question)).toEqual(['First question here']);
+  });
+
+  it('honours the window, the bot filters, the limit, and never shows another workspace', async () => {
+    const t = randomUUID();
+    const [botA, botB] = [randomUUID(), randomUUID()];
+    await exchange(t, '2030-05-01T10:00:00Z', { question: 'Too old to count', unanswered: true });
+    await exchange(t, '2030-06-29T10:00:00Z', { question: 'Question of bot A', unanswered: true, chatbotId: botA });
+    await exchange(t, '2030-06-29T11:00:00Z', { question: 'Question of bot B', unanswered: true, chatbotId: botB });
+    await exchange(randomUUID(), '2030-06-29T10:00:00Z', { question: 'Another workspace', unanswered: true });
+    expect((await questions(t)).unanswered.map((q) => q.question)).toEqual(['Question of bot B', 'Question of bot A']);
+    expect((await questions(t, { days: 90 })).unanswered.map((q) => q.question)).toEqual(['Question of bot B', 'Question of bot A', 'Too old to count']);
+    expect((await questions(t, { chatbotId: botA })).unanswered.map((q) => q.question)).toEqual(['Question of bot A']);
+    expect((await questions(t, { botIds: [botB] })).top.map((q) => q.question)).toEqual(['Question of bot B']);
+    expect((await questions(t, { botIds: [] })).top).toEqual([]);
+    const limited = await questions(t, { limit: 1 });
+    expect([limited.top.length, limited.unanswered.length]).toEqual([1, 1]);
+  });
+});

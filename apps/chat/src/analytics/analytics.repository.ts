@@ -1,11 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import type { AnalyticsQuestionsView } from '@sa/contracts';
+import { MESSAGE_ORDER } from '../conversations/conversations.views';
 import { AnalyticsView, DailyCountsView, TopQuestionView } from './analytics.views';
 
 /** The analytics window of spec part 8, in days. */
 export const ANALYTICS_DAYS = 30;
 export const TOP_QUESTIONS = 10;
+/** Longest list of each kind in question insights (issue 19) unless the caller says (CHAT_ANALYTICS_QUESTIONS). */
+export const QUESTION_INSIGHTS = 20;
 const DAY_MS = 86_400_000;
 
 export interface AnalyticsQuery {
@@ -120,6 +124,53 @@ export class AnalyticsRepository {
       unanswered: { count: unanswered, total, rate: percentage(unanswered, total) },
       feedback: { positive: sum('positive'), negative: sum('negative') },
       sessions: { total: sessionsTotal, avg_messages: sessionsTotal ? Math.round((Number(sessions[0].messages) * 100) / sessionsTotal) / 100 : 0 },
+    };
+  }
+
+  /**
+   * Question insights of the console (issue 19): user messages grouped by question key (as the top
+   * questions), each with its latest wording. The top list ranks groups by how often they were
+   * asked; the unanswered list holds the groups whose latest asking got a reply marked
+   * `unanswered` (the rule of the unanswered rate), ranked by how often they went unanswered. A
+   * question the bot answers later leaves the unanswered list by itself.
+   */
+  async questions(query: AnalyticsQuery & { limit?: number }): Promise<AnalyticsQuestionsView> {
+    const days = query.days ?? ANALYTICS_DAYS;
+    const limit = query.limit ?? QUESTION_INSIGHTS;
+    const w = analyticsWindow(query.now ?? new Date(), days);
+    const bots = `($2::uuid IS NULL OR chatbot_id = $2::uuid) AND ($3::uuid[] IS NULL OR chatbot_id = ANY ($3::uuid[]))`;
+    const rows: { question: string; times: number; unanswered_times: number; last_asked_at: Date; top_rank: string; unanswered_rank: string | null }[] = await this.ds.query(
+      `WITH asked AS (
+         SELECT id, role, content, question_key, created_at,
+                lead(role) OVER turn = 'assistant' AND lead(unanswered) OVER turn AS reply_unanswered
+           FROM chat.messages
+          WHERE tenant_id = $1 AND created_at >= $4::timestamptz AND created_at < $5::timestamptz AND ${bots}
+         WINDOW turn AS (PARTITION BY session_id ORDER BY ${MESSAGE_ORDER})
+       ), groups AS (
+         SELECT question_key,
+                count(*)::int AS times,
+                count(*) FILTER (WHERE reply_unanswered)::int AS unanswered_times,
+                max(created_at) AS last_asked_at,
+                (array_agg(content ORDER BY created_at DESC, id DESC))[1] AS question,
+                (array_agg(coalesce(reply_unanswered, false) ORDER BY created_at DESC, id DESC))[1] AS latest_unanswered
+           FROM asked
+          WHERE role = 'user' AND question_key IS NOT NULL
+          GROUP BY question_key
+       ), ranked AS (
+         SELECT *, row_number() OVER (ORDER BY times DESC, last_asked_at DESC, question_key) AS top_rank,
+                CASE WHEN latest_unanswered THEN row_number() OVER (PARTITION BY latest_unanswered ORDER BY unanswered_times DESC, last_asked_at DESC, question_key) END AS unanswered_rank
+           FROM groups
+       )
+       SELECT question, times, unanswered_times, last_asked_at, top_rank, unanswered_rank
+         FROM ranked WHERE top_rank <= $6 OR unanswered_rank <= $6`,
+      [query.tenantId, query.chatbotId ?? null, query.botIds ?? null, w.start.toISOString(), w.end.toISOString(), limit],
+    );
+    const byRank = (rank: (r: (typeof rows)[number]) => string | null) =>
+      rows.filter((r) => rank(r) !== null && Number(rank(r)) <= limit).sort((a, b) => Number(rank(a)) - Number(rank(b)));
+    return {
+      days,
+      top: byRank((r) => r.top_rank).map((r) => ({ question: r.question, times: r.times, last_asked_at: r.last_asked_at.toISOString() })),
+      unanswered: byRank((r) => r.unanswered_rank).map((r) => ({ question: r.question, times: r.unanswered_times, last_asked_at: r.last_asked_at.toISOString() })),
     };
   }
 }

@@ -82,6 +82,15 @@ describe('buildMessages', () => {
     expect(text).toContain('[2]\nRefunds within 30 days.');
   });
 
+  it('passes a whole Q&A pair of the longest allowed size, and clips only longer passages', () => {
+    const pair = `Q: ${'q'.repeat(300)}\nA: ${'a'.repeat(3999)}Z`;
+    const long = { text: 'x'.repeat(5000), score: 0.2, document_id: 'd3', title: null, source_url: null };
+    const text = buildMessages({ question: 'q', passages: [{ ...passages[0], text: pair }, long], history: [], language: 'en' })[0].text;
+    expect(text).toContain(pair);
+    expect(text).toContain('x'.repeat(4000));
+    expect(text).not.toContain('x'.repeat(4400));
+  });
+
   it('says so when there are no passages', () => {
     expect(buildMessages({ question: 'q', passages: [], history: [], language: 'en' })[0].text).toContain('Knowledge passages:\n(none)');
   });

@@ -3,7 +3,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { ChatOllama } from '@langchain/ollama';
 import { ChatOpenAICompletions } from '@langchain/openai';
-import type { PassageView } from '@sa/contracts';
+import { KB_QA_ANSWER_MAX, KB_QA_QUESTION_MAX, type PassageView } from '@sa/contracts';
 import { describeModel, modelFailure, openAiClientOptions } from '@sa/llm-config';
 import { type ChatModelConfig, loadChatModelConfig } from './chat-model.config';
 import { ChatModelUnavailable } from './chat-model.exception';
@@ -74,7 +74,8 @@ export interface HistoryTurn {
 /** Messages of earlier turns sent along (the most recent ones). */
 export const DEFAULT_HISTORY_MESSAGES = 8;
 const MAX_PROMPT_PASSAGES = 8;
-const MAX_PASSAGE_CHARS = 1500;
+/** Room for a whole Q&A pair ("Q: …\nA: …", issue 19): a qa passage reaches the model unclipped. Other chunks are at most 1000 characters. */
+const MAX_PASSAGE_CHARS = KB_QA_QUESTION_MAX + KB_QA_ANSWER_MAX + 'Q: \nA: '.length;
 const MAX_HISTORY_CHARS = 1500;
 
 const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);

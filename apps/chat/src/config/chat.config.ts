@@ -10,6 +10,8 @@ export const loadChatConfig = (source: Record<string, string | undefined> = proc
       historyMessages: env.int('CHAT_HISTORY_MESSAGES', 10, { min: 0, max: 100 }),
       /** A turn still generating after this long is stopped and what it produced is saved. */
       maxTurnMs: env.int('CHAT_MAX_TURN_MS', 120000, { min: 1000 }),
+      /** Issue 19: longest list of top and of unanswered questions the console's Analytics page gets. */
+      analyticsQuestions: env.int('CHAT_ANALYTICS_QUESTIONS', 20, { min: 1, max: 100 }),
     },
     source,
   );

@@ -1,9 +1,10 @@
-import { Controller } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
 import { BotAccess, enforceBotAccess, visibleBots } from '@sa/bot-access';
-import { AnalyticsRequest, AnalyticsView, CONVERSATIONS_LIMIT_DEFAULT, CallerContext, ChatMessageView, ConversationMessagesRequest, ConversationView, ListConversationsRequest } from '@sa/contracts';
+import { AnalyticsQuestionsRequest, AnalyticsQuestionsView, AnalyticsRequest, AnalyticsView, CONVERSATIONS_LIMIT_DEFAULT, CallerContext, ChatMessageView, ConversationMessagesRequest, ConversationView, ListConversationsRequest } from '@sa/contracts';
 import { NotFound } from '@sa/errors';
 import { RpcClient, RpcHandler } from '@sa/messaging';
 import { AnalyticsRepository } from '../analytics/analytics.repository';
+import { CHAT_CONFIG, ChatConfig } from '../config/chat.config';
 import { ConversationsRepository } from '../conversations/conversations.repository';
 import { MessagesRepository } from '../conversations/messages.repository';
 
@@ -19,6 +20,7 @@ export class ConversationQueriesHandler {
     private readonly messages: MessagesRepository,
     private readonly analytics: AnalyticsRepository,
     private readonly rpc: RpcClient,
+    @Inject(CHAT_CONFIG) private readonly config: ChatConfig,
   ) {}
 
   @RpcHandler('chat.conversation.list')
@@ -47,6 +49,14 @@ export class ConversationQueriesHandler {
     enforceBotAccess(ctx, BotAccess.MustName, req.chatbotId);
     if (req.chatbotId) await this.checkBot(ctx, req.chatbotId);
     return this.analytics.summary({ tenantId: ctx.tenantId, chatbotId: req.chatbotId, botIds: visibleBots(ctx) });
+  }
+
+  /** Issue 19: top and unanswered questions for the console's Analytics page (the same bot rules as the summary). */
+  @RpcHandler('chat.analytics.questions')
+  async questions(req: AnalyticsQuestionsRequest, ctx: CallerContext): Promise<AnalyticsQuestionsView> {
+    enforceBotAccess(ctx, BotAccess.MustName, req.chatbotId);
+    if (req.chatbotId) await this.checkBot(ctx, req.chatbotId);
+    return this.analytics.questions({ tenantId: ctx.tenantId, chatbotId: req.chatbotId, botIds: visibleBots(ctx), days: req.days, limit: this.config.analyticsQuestions });
   }
 
   /** A named bot must be a bot of the caller's workspace (404). */

@@ -16,6 +16,8 @@ export class ApiError extends Error {
     readonly issues: ValidationIssue[] = [],
     /** Seconds to wait before retrying (429), from `retry_after` or the Retry-After header. */
     readonly retryAfterSeconds: number | null = null,
+    /** The error body's other members (`suggested_name`, `available_slots`, …). */
+    readonly details: Record<string, unknown> = {},
   ) {
     super(message);
     this.name = 'ApiError';
@@ -59,7 +61,7 @@ export function toApiError(response: Response, body: unknown): ApiError {
   }
   if (isObject(body) && typeof body['message'] === 'string') {
     const code = typeof body['code'] === 'string' ? body['code'] : typeof body['error'] === 'string' ? body['error'] : null;
-    return new ApiError(status, code, body['message'], [], retryAfterFrom(body, retryHeader));
+    return new ApiError(status, code, body['message'], [], retryAfterFrom(body, retryHeader), body);
   }
   const retry = retryAfterFrom({}, retryHeader);
   return new ApiError(status, null, FALLBACK[status] ?? `The console answered ${status} ${response.statusText}`.trim(), [], retry);

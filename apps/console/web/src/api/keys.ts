@@ -12,5 +12,7 @@ export const keys = {
   audit: (id: string) => ['workspace', id, 'audit'] as const,
   widget: (id: string, botId: string) => ['workspace', id, 'widget', botId] as const,
   connections: (id: string) => ['workspace', id, 'connections'] as const,
+  analytics: (id: string, botId: string | null) => ['workspace', id, 'analytics', botId ?? 'all'] as const,
+  analyticsQuestions: (id: string) => ['workspace', id, 'analytics-questions'] as const,
   interaction: (uid: string) => ['oauth-interaction', uid] as const,
 };

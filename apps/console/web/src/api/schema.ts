@@ -231,6 +231,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{workspaceId}/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Analytics
+         * @description The figures of GET /v1/analytics over the last 30 days: messages per day, top questions, unanswered rate, feedback, sessions.
+         *
+         *     Required role: `member` or above.
+         */
+        get: operations["getAnalytics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/analytics/answers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add an answer
+         * @description Stores the question and its answer as a Q&A knowledge document (`source_type: qa`), retrieved whole from the next chat on. Counts one page against the quota (402 when it is used up).
+         *
+         *     Required role: `admin` or above.
+         */
+        post: operations["addAnswer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/analytics/questions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Top and unanswered questions
+         * @description The most asked questions, and the questions whose latest asking got no answer from the knowledge (the rule of the unanswered rate), over `days` days.
+         *
+         *     Required role: `member` or above.
+         */
+        get: operations["getAnalyticsQuestions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspaceId}/audit": {
         parameters: {
             query?: never;
@@ -262,17 +328,45 @@ export interface paths {
         };
         /**
          * List bots
-         * @description Id and name of every bot of the workspace.
+         * @description Every bot of the workspace, oldest first, with its default reply language.
          *
          *     Required role: `member` or above.
          */
         get: operations["listBots"];
         put?: never;
-        post?: never;
+        /**
+         * Create a bot
+         * @description The rules of POST /v1/bots: 402 `plan_capacity_exhausted` when every bot slot of the plan is in use; an enterprise workspace must choose `enterprise_plan_tier` with a free slot (otherwise 403 `tier_capacity_unavailable` with `available_slots`); 409 `bot_name_taken` with `suggested_name`.
+         *
+         *     Required role: `admin` or above.
+         */
+        post: operations["createBot"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/bots/{botId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a bot
+         * @description Its name or default reply language; members left out stay as they are. 409 `bot_name_taken` with `suggested_name` when another bot has the name.
+         *
+         *     Required role: `admin` or above.
+         */
+        patch: operations["updateBot"];
         trace?: never;
     };
     "/workspaces/{workspaceId}/bots/{botId}/widget": {
@@ -807,6 +901,18 @@ export interface components {
             password: string;
             token: string;
         };
+        /** @description Creates a Q&A knowledge document (`source_type: qa`) that answers the question from the next chat on. */
+        AddAnswer: {
+            /** @description 1 to 4000 characters. */
+            answer: string;
+            /**
+             * Format: uuid
+             * @description Only this bot answers with it; omitted: every bot of the workspace.
+             */
+            chatbot_id?: string;
+            /** @description 1 to 300 characters. */
+            question: string;
+        };
         AddKbQaRequest: {
             answer: string;
             /** Format: uuid */
@@ -820,6 +926,48 @@ export interface components {
             scopes: ("bots:read" | "bots:write" | "kb:read" | "kb:write" | "chat:invoke" | "conversations:read" | "leads:read" | "analytics:read" | "bookings:read" | "bookings:write")[];
             /** Format: uuid */
             workspace_id: string;
+        };
+        /** @description A summary of the last 30 days. All five members are always present. */
+        Analytics: {
+            /** @description Messages per day. */
+            daily: components["schemas"]["AnalyticsDay"][];
+            feedback: components["schemas"]["AnalyticsFeedback"];
+            sessions: components["schemas"]["AnalyticsSessions"];
+            top_questions: components["schemas"]["AnalyticsQuestion"][];
+            unanswered: components["schemas"]["AnalyticsUnanswered"];
+        };
+        AnalyticsDay: {
+            assistant_messages: number;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            day: string;
+            user_messages: number;
+        };
+        AnalyticsFeedback: {
+            negative: number;
+            positive: number;
+        };
+        AnalyticsQuestion: {
+            question: string;
+            times: number;
+        };
+        /** @description The most asked questions, and the unanswered ones: a question is unanswered when the reply to its latest asking in the window was marked unanswered (the rule of the unanswered rate: no knowledge passage was relevant). Once the bot answers it, it leaves the list. */
+        AnalyticsQuestions: {
+            days: number;
+            top: components["schemas"]["AskedQuestion"][];
+            unanswered: components["schemas"]["AskedQuestion"][];
+        };
+        AnalyticsSessions: {
+            avg_messages: number;
+            total: number;
+        };
+        AnalyticsUnanswered: {
+            count: number;
+            /** @description A percentage from 0 to 100, rounded to one decimal place. */
+            rate: number;
+            total: number;
         };
         /** @description An API token as listed (never its secret). */
         ApiToken: {
@@ -839,6 +987,15 @@ export interface components {
             /** Format: date-time */
             revoked_at: string | null;
             scopes: ("bots:read" | "bots:write" | "kb:read" | "kb:write" | "chat:invoke" | "conversations:read" | "leads:read" | "analytics:read" | "bookings:read" | "bookings:write")[];
+        };
+        /** @description A question as visitors asked it: messages with the same wording (case, punctuation and spacing aside) count as one. */
+        AskedQuestion: {
+            /** Format: date-time */
+            last_asked_at: string;
+            /** @description The latest wording (user text: render it as text). */
+            question: string;
+            /** @description How many times it was asked in the window. */
+            times: number;
         };
         /** @description Who made a change: a person (id, e-mail) or the admin CLI (`cli`, the operating-system user). */
         AuditActor: {
@@ -862,12 +1019,6 @@ export interface components {
             target_id: string | null;
             /** @description What it was done to: `token`, `webhook`, `member`, `invitation`, `workspace`, `person`. */
             target_kind: string;
-        };
-        /** @description A bot of the workspace, for pickers (its name is user text: render it as text). */
-        BotOption: {
-            /** Format: uuid */
-            id: string;
-            name: string;
         };
         /** @description Knowledge pages of one bot, as the pages-per-bot limit counts them. */
         BotPages: {
@@ -911,6 +1062,18 @@ export interface components {
             /** Format: uuid */
             person_id: string;
         };
+        /** @description A bot of the workspace (its name is user text: render it as text). `language` is the bot's default reply language. */
+        ConsoleBot: {
+            /** Format: date-time */
+            created_at: string;
+            /** Format: uuid */
+            id: string;
+            /** @description Language code such as a locale tag (BCP 47), for example `en` or `ja-JP`. */
+            language: string;
+            name: string;
+            /** @enum {string} */
+            slot_kind: "plan" | "addon" | "vendor";
+        };
         /** @description A bot's widget settings with its install snippet. */
         ConsoleWidget: {
             /** @description Exact origins the widget routes accept; empty: every origin. */
@@ -937,6 +1100,18 @@ export interface components {
             /** @description The scopes the token grants (at least one). */
             scopes: ("bots:read" | "bots:write" | "kb:read" | "kb:write" | "chat:invoke" | "conversations:read" | "leads:read" | "analytics:read" | "bookings:read" | "bookings:write")[];
         };
+        /** @description Body of POST /bots. Unknown members are rejected (400). */
+        CreateBotRequest: {
+            /**
+             * @description Required for enterprise workspaces, which must have an available slot in that tier (otherwise 403).
+             * @enum {string}
+             */
+            enterprise_plan_tier?: "starter" | "growth" | "scale";
+            /** @description Language code such as a locale tag (BCP 47), for example `en` or `ja-JP`. */
+            language?: string;
+            /** @description 1 to 30 characters (Unicode code points). This implementation also rejects a name of only white space. */
+            name: string;
+        };
         /** @description A new token: `token` is its secret, shown this once. */
         CreatedApiToken: {
             /** @description Null: every bot of the workspace. */
@@ -956,6 +1131,16 @@ export interface components {
             revoked_at: string | null;
             scopes: ("bots:read" | "bots:write" | "kb:read" | "kb:write" | "chat:invoke" | "conversations:read" | "leads:read" | "analytics:read" | "bookings:read" | "bookings:write")[];
             token: string;
+        };
+        /** @description The bot returned by POST /bots. */
+        CreatedBot: {
+            /** Format: date-time */
+            created_at: string;
+            /** Format: uuid */
+            id: string;
+            /** @description Language code such as a locale tag (BCP 47), for example `en` or `ja-JP`. */
+            language: string;
+            name: string;
         };
         /** @description A new webhook: `secret` (`whsec_…`) is shown this once. */
         CreatedWebhook: {
@@ -1265,6 +1450,13 @@ export interface components {
             email: string;
             /** @description The password (12 to 256 characters when it was set). */
             password: string;
+        };
+        /** @description Members left out stay as they are. A name already used by another bot of the workspace gives 409 with `suggested_name`. */
+        UpdateBot: {
+            /** @description The bot's default reply language. Language code such as a locale tag (BCP 47), for example `en` or `ja-JP`. */
+            language?: string;
+            /** @description 1 to 30 characters (Unicode code points), not only white space. */
+            name?: string;
         };
         /** @description A validation error (400 only). */
         ValidationError: {
@@ -2072,6 +2264,218 @@ export interface operations {
             };
         };
     };
+    getAnalytics: {
+        parameters: {
+            query?: {
+                /** @description Only this bot (a bot of the workspace; another id gives 404). */
+                bot?: string;
+                /** @description Window length in days for the questions, 1 to 365; default 30. The summary always covers the last 30 days. */
+                days?: number;
+            };
+            header?: never;
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The summary. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Analytics"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    addAnswer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddAnswer"];
+            };
+        };
+        responses: {
+            /** @description The Q&A document. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["KBDocument"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `plan_capacity_exhausted` (every bot slot of the plan is in use) or `quota_exhausted`, with details. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    getAnalyticsQuestions: {
+        parameters: {
+            query?: {
+                /** @description Only this bot (a bot of the workspace; another id gives 404). */
+                bot?: string;
+                /** @description Window length in days for the questions, 1 to 365; default 30. The summary always covers the last 30 days. */
+                days?: number;
+            };
+            header?: never;
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The questions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AnalyticsQuestions"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
     listAudit: {
         parameters: {
             query?: {
@@ -2164,7 +2568,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: components["schemas"]["BotOption"][];
+                        data: components["schemas"]["ConsoleBot"][];
                     };
                 };
             };
@@ -2188,6 +2592,180 @@ export interface operations {
             };
             /** @description `not_found`: also a workspace the person is not a member of. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    createBot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateBotRequest"];
+            };
+        };
+        responses: {
+            /** @description The bot was created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreatedBot"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `plan_capacity_exhausted` (every bot slot of the plan is in use) or `quota_exhausted`, with details. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `conflict` or `last_owner`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    updateBot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateBot"];
+            };
+        };
+        responses: {
+            /** @description The bot as saved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ConsoleBot"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `conflict` or `last_owner`. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2870,7 +3448,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `quota_exhausted` (or another plan limit): the workspace's plan allows no more. */
+            /** @description `plan_capacity_exhausted` (every bot slot of the plan is in use) or `quota_exhausted`, with details. */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -3179,7 +3757,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `quota_exhausted` (or another plan limit): the workspace's plan allows no more. */
+            /** @description `plan_capacity_exhausted` (every bot slot of the plan is in use) or `quota_exhausted`, with details. */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -3261,7 +3839,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `quota_exhausted` (or another plan limit): the workspace's plan allows no more. */
+            /** @description `plan_capacity_exhausted` (every bot slot of the plan is in use) or `quota_exhausted`, with details. */
             402: {
                 headers: {
                     [name: string]: unknown;

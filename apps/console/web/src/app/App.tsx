@@ -5,7 +5,10 @@ import { RouterProvider as AriaRouterProvider } from 'react-aria-components';
 import { useSession } from '../api/session';
 import { Loading, ErrorMessage } from '../components/Messages';
 import { AcceptInvitationPage } from '../pages/accept-invitation/AcceptInvitationPage';
+import { AnalyticsPage } from '../pages/analytics/AnalyticsPage';
 import { AuditPage } from '../pages/audit/AuditPage';
+import { BotPage } from '../pages/bots/BotPage';
+import { BotsPage } from '../pages/bots/BotsPage';
 import { ConnectionsPage } from '../pages/connections/ConnectionsPage';
 import { ConsentPage } from '../pages/consent/ConsentPage';
 import { ConsoleLayout } from '../pages/layout/ConsoleLayout';
@@ -62,6 +65,9 @@ const router = createBrowserRouter([
           { path: 'webhooks', element: <WebhooksPage /> },
           { path: 'webhooks/:webhookId', element: <WebhookPage /> },
           { path: 'widget', element: <WidgetPage /> },
+          { path: 'bots', element: <BotsPage /> },
+          { path: 'bots/:botId', element: <BotPage /> },
+          { path: 'analytics', element: <AnalyticsPage /> },
           { path: 'knowledge', element: <KnowledgePage /> },
           { path: 'connections', element: <ConnectionsPage /> },
           { path: 'members', element: <MembersPage /> },

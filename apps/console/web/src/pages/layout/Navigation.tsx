@@ -1,6 +1,8 @@
 import { NavLink } from 'react-router';
 
 const ENTRIES = [
+  { to: 'bots', label: 'Bots' },
+  { to: 'analytics', label: 'Analytics' },
   { to: 'tokens', label: 'API tokens' },
   { to: 'webhooks', label: 'Webhooks' },
   { to: 'widget', label: 'Widget' },

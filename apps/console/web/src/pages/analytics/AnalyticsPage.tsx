@@ -1,0 +1,111 @@
+import { useState, type ReactNode } from 'react';
+import { useSearchParams } from 'react-router';
+import { useAnalytics, useAnalyticsQuestions } from '../../api/analytics';
+import type { AnalyticsQuestions, Bot } from '../../api/types';
+import { useBots } from '../../api/workspace';
+import { useCurrentWorkspace } from '../../app/workspace-context';
+import { SelectInput } from '../../components/Fields';
+import { ErrorMessage, Loading, SuccessMessage } from '../../components/Messages';
+import { Page, Section } from '../../components/Page';
+import { AddAnswerDialog } from './AddAnswerDialog';
+import { MessagesChart } from './MessagesChart';
+import { QuestionsTable } from './QuestionsTable';
+import { RepliesChart } from './RepliesChart';
+import { SummaryFigures } from './SummaryFigures';
+
+const ALL = '';
+
+/**
+ * The figures of GET /v1/analytics for the last 30 days (every bot or one, kept in `?bot=`) as
+ * charts with tables beside them, the most asked questions, and the unanswered ones with "Add an
+ * answer" (owners and admins).
+ */
+export function AnalyticsPage() {
+  const { workspace } = useCurrentWorkspace();
+  const bots = useBots(workspace.id);
+  const [params, setParams] = useSearchParams();
+  const wanted = params.get('bot') ?? ALL;
+  return (
+    <Page title="Analytics" description="How visitors use your bots over the last 30 days, what they ask most, and what the bots could not answer.">
+      {bots.isPending ? (
+        <Loading what="bots" />
+      ) : (
+        <>
+          {bots.isError ? <ErrorMessage error={bots.error} title="The bots could not be loaded." /> : null}
+          <AnalyticsOf
+            // `?bot=` is honoured only for a bot of the workspace.
+            botId={bots.data?.some((b) => b.id === wanted) ? wanted : null}
+            bots={bots.data ?? []}
+            onChoose={(id) => setParams(id ? { bot: id } : {}, { replace: true })}
+          />
+        </>
+      )}
+    </Page>
+  );
+}
+
+/** The bot picker, the figures and charts, the top and the unanswered questions of one bot or all (null). */
+function AnalyticsOf({ botId, bots, onChoose }: { botId: string | null; bots: Bot[]; onChoose: (id: string) => void }) {
+  const { workspace, canManage } = useCurrentWorkspace();
+  const analytics = useAnalytics(workspace.id, botId);
+  const questions = useAnalyticsQuestions(workspace.id, botId);
+  const [added, setAdded] = useState<string | null>(null);
+  const withQuestions = (show: (data: AnalyticsQuestions) => ReactNode) =>
+    questions.isPending ? (
+      <Loading what="questions" />
+    ) : questions.isError ? (
+      <ErrorMessage error={questions.error} title="The questions could not be loaded." />
+    ) : (
+      show(questions.data)
+    );
+
+  return (
+    <>
+      <div className="picker-row">
+        <SelectInput
+          label="Bot"
+          id="analytics-bot"
+          value={botId ?? ALL}
+          onChange={onChoose}
+          options={[{ value: ALL, label: 'All bots' }, ...bots.map((b) => ({ value: b.id, label: b.name }))]}
+        />
+      </div>
+      <Section title="Activity" id="analytics-activity">
+        {analytics.isPending ? (
+          <Loading what="analytics" />
+        ) : analytics.isError ? (
+          <ErrorMessage error={analytics.error} title="The analytics could not be loaded." />
+        ) : (
+          <>
+            <SummaryFigures analytics={analytics.data} />
+            <div className="chart-grid">
+              <MessagesChart daily={analytics.data.daily} />
+              <RepliesChart analytics={analytics.data} />
+            </div>
+          </>
+        )}
+      </Section>
+      <Section title="Top questions" id="analytics-top">
+        {withQuestions((data) => (
+          <QuestionsTable label="Top questions table" questions={data.top} timesHeading="Times asked" empty="No questions asked yet." />
+        ))}
+      </Section>
+      <Section
+        title="Unanswered questions"
+        id="analytics-unanswered"
+        description="Questions whose latest asking found nothing in the knowledge to answer from. Add an answer and the bot uses it from the next chat on; the question then leaves this list once it is answered."
+      >
+        {added ? <SuccessMessage>Answer added for “{added}”.</SuccessMessage> : null}
+        {withQuestions((data) => (
+          <QuestionsTable
+            label="Unanswered questions table"
+            questions={data.unanswered}
+            timesHeading="Times unanswered"
+            empty="No unanswered questions."
+            action={canManage ? (q) => <AddAnswerDialog workspaceId={workspace.id} question={q.question} botId={botId} onAdded={setAdded} /> : undefined}
+          />
+        ))}
+      </Section>
+    </>
+  );
+}

@@ -1,0 +1,41 @@
+import { Link, useParams, useSearchParams } from 'react-router';
+import { useBots } from '../../api/workspace';
+import { useCurrentWorkspace } from '../../app/workspace-context';
+import { ErrorMessage, Loading, SuccessMessage } from '../../components/Messages';
+import { Page, Section } from '../../components/Page';
+import { WidgetSections } from '../widget/WidgetSections';
+import { BotSettingsForm } from './BotSettingsForm';
+
+/** One bot: its name and reply language, then its widget (snippet, origins, greeting and look, identity secret). */
+export function BotPage() {
+  const { workspace, canManage } = useCurrentWorkspace();
+  const { botId = '' } = useParams();
+  const [params] = useSearchParams();
+  const bots = useBots(workspace.id);
+  const bot = bots.data?.find((b) => b.id === botId);
+  const back = (
+    <p>
+      <Link to={`/w/${encodeURIComponent(workspace.id)}/bots`}>All bots</Link>
+    </p>
+  );
+
+  if (bots.isPending) return <Loading what="the bot" />;
+  if (bots.isError) return <ErrorMessage error={bots.error} title="The bot could not be loaded." />;
+  if (!bot) {
+    return (
+      <Page title="Bot not found" description="There is no such bot in this workspace.">
+        {back}
+      </Page>
+    );
+  }
+  return (
+    <Page title={bot.name} description="The bot's settings and how to put it on your website.">
+      {back}
+      {params.get('created') ? <SuccessMessage>Bot created. Copy the install snippet below to put it on your website.</SuccessMessage> : null}
+      <Section title="Settings" id="bot-settings">
+        <BotSettingsForm key={bot.id} workspaceId={workspace.id} bot={bot} canManage={canManage} />
+      </Section>
+      <WidgetSections workspaceId={workspace.id} botId={bot.id} canManage={canManage} />
+    </Page>
+  );
+}
