@@ -71,7 +71,7 @@ export class KnowledgeController {
     @Body(dto(IngestKbRequest, 'body')) body: IngestKbRequest,
   ): Promise<{ data: KbIngestAccepted }> {
     const accepted = await this.rpc.send('knowledge.document.ingest', body, workspaceOf(caller).ctx);
-    await this.audit.record(caller, 'knowledge.added', 'kb_document', accepted.id, { title: body.title, url: body.url ?? null, chatbot_id: body.chatbotId ?? null, kind: body.url !== undefined ? 'url' : 'snippet' });
+    await this.audit.record(caller, 'knowledge.added', 'document', accepted.id, { title: body.title, url: body.url ?? null, chatbot_id: body.chatbotId ?? null, kind: body.url !== undefined ? 'url' : 'snippet' });
     return { data: accepted };
   }
 
@@ -106,7 +106,7 @@ export class KnowledgeController {
       await this.blobs.delete(storageKey).catch(() => undefined);
       throw err;
     }
-    await this.audit.record(caller, 'knowledge.file_uploaded', 'kb_document', doc.id, { title: doc.title, file_name: query.fileName, kind, bytes: bytes.length, chatbot_id: doc.chatbot_id });
+    await this.audit.record(caller, 'knowledge.file_uploaded', 'document', doc.id, { title: doc.title, file_name: query.fileName, kind, bytes: bytes.length, chatbot_id: doc.chatbot_id });
     return { data: doc };
   }
 
@@ -122,7 +122,7 @@ export class KnowledgeController {
     @Body(dto(AddKbQaRequest, 'body')) body: AddKbQaRequest,
   ): Promise<{ data: KbDocumentView }> {
     const doc = await this.rpc.send('knowledge.document.add-qa', body, workspaceOf(caller).ctx);
-    await this.audit.record(caller, 'knowledge.qa_added', 'kb_document', doc.id, { question: body.question, chatbot_id: doc.chatbot_id });
+    await this.audit.record(caller, 'knowledge.qa_added', 'document', doc.id, { question: body.question, chatbot_id: doc.chatbot_id });
     return { data: doc };
   }
 
@@ -134,7 +134,7 @@ export class KnowledgeController {
   @ApiConsoleErrors(400, 401, 403, 404, 503)
   async delete(@ConsoleCaller() caller: ConsoleCallerInfo, @Param(dto(KbDocumentParams, 'path')) params: KbDocumentParams): Promise<void> {
     await this.rpc.send('knowledge.document.delete', { documentId: params.documentId }, workspaceOf(caller).ctx);
-    await this.audit.record(caller, 'knowledge.deleted', 'kb_document', params.documentId);
+    await this.audit.record(caller, 'knowledge.deleted', 'document', params.documentId);
   }
 
   @Post(':documentId/resync')
@@ -145,7 +145,7 @@ export class KnowledgeController {
   @ApiConsoleErrors(400, 401, 403, 404, 409, 503)
   async resync(@ConsoleCaller() caller: ConsoleCallerInfo, @Param(dto(KbDocumentParams, 'path')) params: KbDocumentParams): Promise<{ data: KbDocumentView }> {
     const doc = await this.rpc.send('knowledge.document.resync', { documentId: params.documentId }, workspaceOf(caller).ctx);
-    await this.audit.record(caller, 'knowledge.resynced', 'kb_document', params.documentId);
+    await this.audit.record(caller, 'knowledge.resynced', 'document', params.documentId);
     return { data: doc };
   }
 
@@ -160,7 +160,7 @@ export class KnowledgeController {
     @Body(dto(ScheduleKbBody, 'body')) body: ScheduleKbBody,
   ): Promise<{ data: KbDocumentView }> {
     const doc = await this.rpc.send('knowledge.document.schedule', { documentId: params.documentId, schedule: body.schedule }, workspaceOf(caller).ctx);
-    await this.audit.record(caller, 'knowledge.scheduled', 'kb_document', params.documentId, { schedule: body.schedule });
+    await this.audit.record(caller, 'knowledge.scheduled', 'document', params.documentId, { schedule: body.schedule });
     return { data: doc };
   }
 }
