@@ -1,6 +1,7 @@
 import { DynamicModule, Global, Module, Provider, Type } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import type { Logger } from 'pino';
+import { BLOB_STORE, createBlobStore } from '@sa/blob-storage';
 import { DatabaseModule } from '@sa/db';
 import { HttpErrorFilter } from '@sa/edge';
 import { MessagingModule } from '@sa/messaging';
@@ -33,8 +34,10 @@ class ConsoleCoreModule {
       resetMailLimitProvider,
       SignInThrottleLifecycle,
       OauthServer,
+      // Uploaded knowledge files (issue 19): put here, read and deleted by the knowledge service.
+      { provide: BLOB_STORE, useFactory: () => createBlobStore(config) },
     ];
-    return { module: ConsoleCoreModule, providers, exports: [CONSOLE_CONFIG, CONSOLE_LOGGER, SessionCookie, peopleAdminProvider, Workspaces, ConsoleAudit, Sessions, signInThrottleProvider, resetMailLimitProvider, OauthServer] };
+    return { module: ConsoleCoreModule, providers, exports: [CONSOLE_CONFIG, CONSOLE_LOGGER, SessionCookie, peopleAdminProvider, Workspaces, ConsoleAudit, Sessions, signInThrottleProvider, resetMailLimitProvider, OauthServer, BLOB_STORE] };
   }
 }
 

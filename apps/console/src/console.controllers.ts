@@ -3,6 +3,7 @@ import { AnalyticsController } from './analytics/analytics.controller';
 import { AuditController } from './audit/audit.controller';
 import { BotsController } from './bots/bots.controller';
 import { ConnectionsController } from './connections/connections.controller';
+import { KnowledgeController } from './knowledge/knowledge.controller';
 import { InvitationsController } from './invitations/invitations.controller';
 import { PublicInvitationsController } from './invitations/public-invitations.controller';
 import { MembersController } from './members/members.controller';
@@ -29,6 +30,7 @@ export const CONSOLE_CONTROLLERS: Type[] = [
   WorkspaceController,
   BotsController,
   WidgetController,
+  KnowledgeController,
   TokensController,
   WebhooksController,
   MembersController,

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { BLOB_STORE, createBlobStore } from '@sa/blob-storage';
 import { DatabaseModule } from '@sa/db';
 import { createLogger } from '@sa/logging';
 import { OpsModule } from '@sa/ops';
@@ -10,6 +11,10 @@ import { DocumentsRepository } from './documents/documents.repository';
 import { DocumentsService } from './documents/documents.service';
 import { ResyncScheduler } from './documents/resync.scheduler';
 import { createEmbeddings } from './embeddings/embeddings.factory';
+import { KnowledgeFileReader } from './files/knowledge-file-reader';
+import { KnowledgeFilesHandler } from './files/knowledge-files.handler';
+import { KnowledgeFilesRepository } from './files/knowledge-files.repository';
+import { KnowledgeFilesService } from './files/knowledge-files.service';
 import { EMBEDDER, KNOWLEDGE_LOGGER, OUTBOUND_POLICY } from './knowledge.tokens';
 import { DocumentClaimsRepository } from './pipeline/document-claims.repository';
 import { DocumentProcessor } from './pipeline/document-processor';
@@ -27,7 +32,7 @@ const config = loadKnowledgeConfig();
     MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'knowledge', connectionName: 'knowledge' }),
     OpsModule.forService('knowledge', config),
   ],
-  controllers: [DocumentsHandler, SearchHandler],
+  controllers: [DocumentsHandler, SearchHandler, KnowledgeFilesHandler],
   providers: [
     { provide: KNOWLEDGE_CONFIG, useValue: config },
     { provide: KNOWLEDGE_LOGGER, useValue: createLogger('knowledge', { level: config.logLevel }) },
@@ -41,6 +46,10 @@ const config = loadKnowledgeConfig();
     IngestionWorker,
     ResyncScheduler,
     SearchService,
+    { provide: BLOB_STORE, useFactory: () => createBlobStore(config) },
+    KnowledgeFilesRepository,
+    KnowledgeFilesService,
+    KnowledgeFileReader,
   ],
 })
 export class AppModule {}

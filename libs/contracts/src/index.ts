@@ -11,6 +11,7 @@ export * from './handoff';
 export * from './health';
 export * from './identity';
 export * from './knowledge';
+export * from './knowledge-files';
 export * from './leads';
 export * from './management';
 export * from './plans';

@@ -64,7 +64,9 @@ import {
   ResyncKbRequest,
   ScheduleKbRequest,
   SearchKnowledgeRequest,
+  KbDocumentIdRequest,
 } from './knowledge';
+import { AddKbFileRequest, KbDocumentDeleted } from './knowledge-files';
 
 /** The seven services behind the gateway, each a NATS queue group of its own name. */
 export const SERVICE_NAMES = ['bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher'] as const;
@@ -168,6 +170,9 @@ export const RPC = {
   'chat.handoff.release': rpc<HandoffReleaseRequest, HandoffView>(HandoffReleaseRequest),
   'chat.handoff.widget-replies': rpc<WidgetRepliesRequest, WidgetRepliesView>(WidgetRepliesRequest),
   'console.handoff.notify': rpc<HandoffNotifyRequest, HandoffNotifyReply>(HandoffNotifyRequest, false),
+  // Issue 19 (kf): uploaded files (put into blob storage first) and deleting a document (knowledge-files.ts).
+  'knowledge.document.add-file': rpc<AddKbFileRequest, KbDocumentView>(AddKbFileRequest),
+  'knowledge.document.delete': rpc<KbDocumentIdRequest, KbDocumentDeleted>(KbDocumentIdRequest),
 } as const;
 
 export type RpcSubject = keyof typeof RPC;

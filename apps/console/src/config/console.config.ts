@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { blobStorageConfig } from '@sa/blob-storage';
 import { commonConfig, env, parseConfig } from '@sa/config';
 import { edgeConfig } from '@sa/edge';
 import { LEADS_EXPORT_PAGE } from '@sa/contracts';
@@ -109,6 +110,10 @@ export const loadConsoleConfig = (source: Record<string, string | undefined> = p
       oauthJwks: env.str('OAUTH_JWKS', ''),
       /** Random secrets (comma-separated) oidc-provider signs its cookies with. Empty: generated once and shared by every replica through people.oauth_keys. */
       oauthCookieKeys: env.str('OAUTH_COOKIE_KEYS', ''),
+      // ---- Knowledge files (issue 19) ----
+      /** Largest file a person may upload to the knowledge base, in bytes (the knowledge service reads the same variable). */
+      kbFileMaxBytes: env.int('KB_FILE_MAX_BYTES', 20 * 1024 * 1024, { min: 1024, max: 1024 * 1024 * 1024 }),
+      ...blobStorageConfig,
     },
     source,
   );

@@ -57,6 +57,7 @@ export async function createConsoleApp(module: DynamicModule, config: ConsoleCon
   // nosniff and no-store on everything (web files set their own caching), OPTIONS with Allow; no CORS.
   installHttpPolicy(fastify, { corsAllowedOrigins: [], corsPaths: [], corsAllowHeaders: [] });
   acceptConsoleJson(fastify, config.jsonMaxDepth);
+  acceptFileUploads(fastify, config.kbFileMaxBytes);
   await fastify.register(fastifyCookie);
   const app = await NestFactory.create<NestFastifyApplication>(module, adapter, { logger: new PinoNestLogger(logger), bodyParser: false });
   oauth.server = app.get(OauthServer, { strict: false });
@@ -161,6 +162,15 @@ async function publicClientOnly(raw: IncomingMessage & { body?: Buffer }): Promi
   }
   raw.body = body;
   return null;
+}
+
+/**
+ * Knowledge files are uploaded as their bytes (application/octet-stream, which a cross-site form
+ * cannot send without a preflight), up to their own limit; the routes that take JSON refuse such
+ * a body in their validation (400). Too large: 400 before the body is read to its end.
+ */
+function acceptFileUploads(fastify: FastifyInstance, maxBytes: number): void {
+  fastify.addContentTypeParser('application/octet-stream', { parseAs: 'buffer', bodyLimit: maxBytes }, (_req, body: Buffer, done) => done(null, body));
 }
 
 /**

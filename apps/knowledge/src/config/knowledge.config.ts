@@ -1,3 +1,4 @@
+import { blobStorageConfig } from '@sa/blob-storage';
 import { commonConfig, env, parseConfig } from '@sa/config';
 
 export const loadKnowledgeConfig = (source: Record<string, string | undefined> = process.env) =>
@@ -25,6 +26,17 @@ export const loadKnowledgeConfig = (source: Record<string, string | undefined> =
       vectorPoolSize: env.int('VECTOR_DB_POOL_SIZE', 4, { min: 1, max: 100 }),
       /** Full-text side of hybrid search: the most rows the query's terms may match before rarer terms only are used. */
       textMatchBudget: env.int('VECTOR_TEXT_MATCH_BUDGET', 400, { min: 10, max: 100000 }),
+      // ---- Uploaded files (issue 19): where they are kept, and how much of one is read ----
+      ...blobStorageConfig,
+      /** Largest uploaded file, in bytes (the console refuses larger uploads with the same number). */
+      fileMaxBytes: env.int('KB_FILE_MAX_BYTES', 20 * 1024 * 1024, { min: 1024, max: 1024 * 1024 * 1024 }),
+      /** Most characters of text one file may hold. */
+      fileMaxChars: env.int('KB_FILE_MAX_CHARS', 2_000_000, { min: 1000 }),
+      /** Most pages of a PDF that are read (a longer one fails with a reason). */
+      fileMaxPages: env.int('KB_FILE_MAX_PAGES', 1000, { min: 1 }),
+      /** Longest the PDF reader may take for one file, and the heap it may use. */
+      fileReadTimeoutMs: env.int('KB_FILE_READ_TIMEOUT_MS', 60000, { min: 1000 }),
+      fileReadHeapMb: env.int('KB_FILE_READ_HEAP_MB', 256, { min: 32, max: 4096 }),
     },
     source,
   );

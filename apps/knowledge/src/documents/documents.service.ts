@@ -147,7 +147,7 @@ export class DocumentsService {
   }
 
   /** 402 when the bot (or the workspace-wide knowledge) has no page left under `limit`. */
-  private async checkRoom(m: EntityManager, tenantId: string, chatbotId: string | null, limit: number): Promise<void> {
+  async checkRoom(m: EntityManager, tenantId: string, chatbotId: string | null, limit: number): Promise<void> {
     const used = await this.documents.countPages(m, tenantId, chatbotId);
     if (used + 1 > limit) {
       throw new QuotaExhausted(`The page quota of ${chatbotId ? 'this bot' : 'workspace-wide knowledge'} is used up (${used} of ${limit} pages)`, { pages_used: used, page_quota: limit });
@@ -155,7 +155,7 @@ export class DocumentsService {
   }
 
   /** The bot named by the request, checked against the token's bots and the workspace. */
-  private async resolveBot(ctx: CallerContext, chatbotId: string | undefined): Promise<string | null> {
+  async resolveBot(ctx: CallerContext, chatbotId: string | undefined): Promise<string | null> {
     enforceBotAccess(ctx, BotAccess.MustName, chatbotId);
     if (!chatbotId) return null;
     const { found } = await this.rpc.send('bots.bot.check', { ids: [chatbotId] }, ctx);

@@ -20,6 +20,11 @@ import { DocumentsHandler } from './documents.handler';
 import { DocumentsRepository } from './documents.repository';
 import { DocumentsService } from './documents.service';
 import { ResyncScheduler } from './resync.scheduler';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { FilesystemBlobStore } from '@sa/blob-storage';
+import { KnowledgeFileReader } from '../files/knowledge-file-reader';
+import { KnowledgeFilesRepository } from '../files/knowledge-files.repository';
 
 // Q&A documents and re-sync (issue 19) inside one process with real dependencies: the handlers
 // as the NATS transport calls them (validation included), the ingestion worker on a test
@@ -70,7 +75,7 @@ beforeAll(async () => {
   documents = new DocumentsRepository(ds);
   claims = new DocumentClaimsRepository(ds);
   const store = new PostgresVectorStore(pool);
-  processor = new DocumentProcessor(store, counting, outboundPolicy({ allowCidrs: ['127.0.0.1/32'], allowedPorts: [site.port], timeoutMs: 10_000 }), claims, logger);
+  processor = new DocumentProcessor(store, counting, outboundPolicy({ allowCidrs: ['127.0.0.1/32'], allowedPorts: [site.port], timeoutMs: 10_000 }), claims, logger, new KnowledgeFileReader(new KnowledgeFilesRepository(ds), new FilesystemBlobStore(path.join(tmpdir(), 'kb-resync-int')), config));
   // No request here names a bot, so nothing asks the bots service (the RpcClient is never used).
   service = new DocumentsService(documents, null as unknown as RpcClient, config, claims, processor, logger);
   handler = new DocumentsHandler(service, documents);

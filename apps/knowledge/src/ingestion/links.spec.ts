@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import { extractSameSiteLinks, isSitemapUrl, parseSitemap } from './links';
 
 describe('extractSameSiteLinks', () => {

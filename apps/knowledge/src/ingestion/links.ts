@@ -1,6 +1,5 @@
 import { DOMParser } from 'linkedom';
-import { decodeBody } from './charset';
-import { type DomElement, parseDocument } from './html-text';
+import { type DomElement, decodeBody, parseDocument } from '@sa/doc-text';
 
 /**
  * Links of a page that stay on its site: same scheme and host (port included) as `baseUrl`,

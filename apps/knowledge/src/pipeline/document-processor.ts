@@ -4,9 +4,10 @@ import type { Logger } from 'pino';
 import { GuardError, GuardedResponse, OutboundPolicy, checkUrl, guardedFetch } from '@sa/net-guard';
 import type { EmbedderChoice } from '../embeddings/embeddings.factory';
 import { chunkText } from '../ingestion/chunking';
-import { extractText } from '../ingestion/extract';
+import { extractWebText } from '@sa/doc-text';
 import { extractSameSiteLinks, isSitemapUrl, parseSitemap } from '../ingestion/links';
 import { RobotsCache } from '../ingestion/robots';
+import { KnowledgeFileReader } from '../files/knowledge-file-reader';
 import { EMBEDDER, KNOWLEDGE_LOGGER, OUTBOUND_POLICY } from '../knowledge.tokens';
 import { VECTOR_STORE, type VectorStore } from '../vector-store/vector-store.port';
 import type { ClaimedDocument } from './document-claims.repository';
@@ -49,6 +50,7 @@ export class DocumentProcessor {
     @Inject(OUTBOUND_POLICY) private readonly policy: OutboundPolicy,
     private readonly claims: DocumentClaimsRepository,
     @Inject(KNOWLEDGE_LOGGER) private readonly logger: Logger,
+    private readonly files: KnowledgeFileReader,
   ) {
     this.robots = new RobotsCache((url) => this.fetchText(url), policy.userAgent);
   }
@@ -74,6 +76,8 @@ export class DocumentProcessor {
       title = page.title ?? title;
       if (doc.discover && page.links.length) discovered += await this.discover(doc, page.links);
       if (!text.trim()) throw new PermanentFailure(`No text was found at ${doc.source_url}`);
+    } else if (doc.source_type === 'file') {
+      text = (await this.files.text(doc)).text;
     } else {
       text = doc.content ?? '';
     }
@@ -110,6 +114,11 @@ export class DocumentProcessor {
         vector: vectors[i],
       })),
     );
+    // Deleted while it was being embedded (knowledge.document.delete): it must not come back.
+    if (!(await this.files.stillExists(doc))) {
+      await this.store.deleteByDocument(doc.tenant_id, doc.id);
+      throw new TransientFailure('the document was deleted while it was processed');
+    }
     return { chunkCount: chunks.length, embedder: this.embedder.id, discovered, contentHash, unchanged: false, removed: false };
   }
 
@@ -151,7 +160,7 @@ export class DocumentProcessor {
     }
     let extracted;
     try {
-      extracted = extractText({ body: res.body, contentType, url: res.url });
+      extracted = extractWebText({ body: res.body, contentType, url: res.url });
     } catch (err) {
       throw new PermanentFailure((err as Error).message);
     }

@@ -1,6 +1,9 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { Pool } from 'pg';
+import { FilesystemBlobStore } from '@sa/blob-storage';
 import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '@sa/db';
 import { createLogger } from '@sa/logging';
@@ -13,6 +16,8 @@ import { chunkText } from '../ingestion/chunking';
 import { PostgresVectorStore } from '../vector-store/postgres-vector-store';
 import { DocumentClaimsRepository } from './document-claims.repository';
 import { DocumentProcessor } from './document-processor';
+import { KnowledgeFileReader } from '../files/knowledge-file-reader';
+import { KnowledgeFilesRepository } from '../files/knowledge-files.repository';
 import { IngestionWorker } from './ingestion.worker';
 
 // The ingestion pipeline end to end inside one process, with real dependencies: the worker and
@@ -91,7 +96,8 @@ async function startWorker(env: Record<string, string> = {}): Promise<IngestionW
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const processor = new DocumentProcessor(new PostgresVectorStore(pool), embedder, policy, claims, logger);
+  const files = new KnowledgeFileReader(new KnowledgeFilesRepository(ds), new FilesystemBlobStore(path.join(tmpdir(), 'kb-ingestion-int')), config);
+  const processor = new DocumentProcessor(new PostgresVectorStore(pool), embedder, policy, claims, logger, files);
   const worker = new IngestionWorker(claims, processor, config, logger);
   workers.push(worker);
   await worker.onApplicationBootstrap();

@@ -25,6 +25,7 @@ import { SignInPage } from '../pages/sign-in/SignInPage';
 import { TokensPage } from '../pages/tokens/TokensPage';
 import { WebhookPage } from '../pages/webhook/WebhookPage';
 import { WebhooksPage } from '../pages/webhooks/WebhooksPage';
+import { KnowledgePage } from '../pages/knowledge/KnowledgePage';
 import { WidgetPage } from '../pages/widget/WidgetPage';
 import { WorkspacePage } from '../pages/workspace/WorkspacePage';
 import { createQueryClient } from './query-client';
@@ -71,6 +72,7 @@ const router = createBrowserRouter([
           { path: 'bots', element: <BotsPage /> },
           { path: 'bots/:botId', element: <BotPage /> },
           { path: 'analytics', element: <AnalyticsPage /> },
+          { path: 'knowledge', element: <KnowledgePage /> },
           { path: 'connections', element: <ConnectionsPage /> },
           { path: 'members', element: <MembersPage /> },
           { path: 'workspace', element: <WorkspacePage /> },

@@ -9,6 +9,7 @@ const ENTRIES = [
   { to: 'tokens', label: 'API tokens' },
   { to: 'webhooks', label: 'Webhooks' },
   { to: 'widget', label: 'Widget' },
+  { to: 'knowledge', label: 'Knowledge' },
   { to: 'connections', label: 'Connections' },
   { to: 'members', label: 'Members' },
   { to: 'workspace', label: 'Workspace' },

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
-import { extractText } from './extract';
-import { UnsupportedContent } from './ingestion.exception';
+import { extractWebText as extractText } from './web-text';
+import { UnsupportedContent } from './doc-text.exception';
 
 const utf8 = (s: string) => Buffer.from(s, 'utf8');
 const hex = (h: string) => Buffer.from(h, 'hex');
@@ -167,9 +167,9 @@ describe('extractText: unsupported content', () => {
     expect(attempt).toThrow('unsupported content type application/zip');
   });
 
-  it('says that PDF is not supported yet, by type or by its magic bytes', () => {
-    expect(() => extractText({ body: utf8('%PDF-1.7\n...'), contentType: 'application/pdf', url: 'https://x.test/a' })).toThrow('PDF is not supported yet');
-    expect(() => extractText({ body: utf8('%PDF-1.7\n...'), contentType: undefined, url: 'https://x.test/download?id=3' })).toThrow('PDF is not supported yet');
+  it('says that a crawled PDF is not read (files are uploaded), by type or by its magic bytes', () => {
+    expect(() => extractText({ body: utf8('%PDF-1.7\n...'), contentType: 'application/pdf', url: 'https://x.test/a' })).toThrow('upload the PDF as a file');
+    expect(() => extractText({ body: utf8('%PDF-1.7\n...'), contentType: undefined, url: 'https://x.test/download?id=3' })).toThrow('upload the PDF as a file');
   });
 
   it('refuses binary data without a type', () => {

@@ -1,7 +1,7 @@
 import { Readability } from '@mozilla/readability';
 import { decodeBody } from './charset';
 import { type DomDocument, type DomNode, htmlToText, normaliseText, parseDocument, removeBoilerplate, removeConsentBanners } from './html-text';
-import { UnsupportedContent } from './ingestion.exception';
+import { UnsupportedContent } from './doc-text.exception';
 
 export type ExtractedKind = 'html' | 'text' | 'markdown';
 
@@ -24,10 +24,10 @@ export interface Extracted {
  * reader view) on a linkedom DOM, which keeps the main content and drops navigation, footers,
  * sidebars and ads; when it finds no article, the body text minus boilerplate elements is used.
  * Plain text and Markdown are kept as they are (line endings and blank lines tidied).
- * PDF is refused: extracting it well needs a PDF library (pdf.js) that is not installed.
+ * PDF is refused here (a fetched page is HTML or text; uploaded files go through extractFileText).
  * Throws UnsupportedContent (a BadRequest) for anything else.
  */
-export function extractText(input: ExtractInput): Extracted {
+export function extractWebText(input: ExtractInput): Extracted {
   const kind = kindOf(input);
   if (kind === 'html') return extractHtml(decodeBody(input.body, input.contentType, 'html'));
   const text = normaliseText(decodeBody(input.body, input.contentType, 'none'), { collapseSpaces: false });
@@ -58,7 +58,7 @@ function kindOf({ body, contentType, url }: ExtractInput): ExtractedKind {
   let kind: Kind | undefined = BY_MIME[mime];
   if (kind === 'text' && ext && BY_EXTENSION[ext] === 'markdown') kind = 'markdown';
   if (!kind && (mime === '' || mime === 'application/octet-stream' || mime === 'binary/octet-stream')) kind = (ext && BY_EXTENSION[ext]) || sniff(body);
-  if (kind === 'pdf') throw new UnsupportedContent('PDF is not supported yet');
+  if (kind === 'pdf') throw new UnsupportedContent('PDF pages found by crawling are not read; upload the PDF as a file');
   if (!kind) throw new UnsupportedContent(`unsupported content type ${mime || '(none)'}`);
   return kind;
 }
@@ -81,7 +81,7 @@ function sniff(body: Buffer): Kind | undefined {
   return undefined;
 }
 
-function extractHtml(html: string): Extracted {
+export function extractHtml(html: string): Extracted {
   const document = parseDocument(html);
   // Titles first: a page's <h1> may sit in a site <header> that cleaning drops.
   const h1 = cleanTitle(document.querySelector('h1')?.textContent);
@@ -114,7 +114,7 @@ function shorterTitle(title: string | null, h1: string | null): string | null {
 }
 
 /** The first ATX (`# Title`) or setext (`Title` over `===`) heading of a Markdown text. */
-function markdownTitle(text: string): string | null {
+export function markdownTitle(text: string): string | null {
   const m = /^#{1,6}[ \t]+(.+?)[ \t#]*$/m.exec(text) ?? /^(\S.*)\n=+[ \t]*$/m.exec(text);
   return m ? m[1].trim() : null;
 }

@@ -1,0 +1,58 @@
+import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DocumentTooLarge, UnreadableDocument, UnsupportedContent } from './doc-text.exception';
+import { extractFileText, fileKindOf } from './file-text';
+
+const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', name));
+const limits = { maxBytes: 1_000_000, maxChars: 200_000 };
+
+describe('extractFileText', () => {
+  it('reads a PDF with pdf.js: every page, its title, its page count', async () => {
+    const out = await extractFileText({ bytes: fixture('warranty.pdf'), fileName: 'warranty.pdf', contentType: 'application/pdf' }, limits);
+    expect(out.kind).toBe('pdf');
+    expect(out.pages).toBe(2);
+    expect(out.title).toBe('Zephyr kettle warranty');
+    expect(out.text).toContain('warranty of 7 years on the heating element');
+    expect(out.text).toContain('Descale the Zephyr kettle every 40 days');
+    expect(out.text.indexOf('heating element')).toBeLessThan(out.text.indexOf('Descale'));
+  });
+
+  it('reads a DOCX with mammoth, heading and paragraphs apart', async () => {
+    const out = await extractFileText({ bytes: fixture('returns.docx'), fileName: 'Returns.DOCX' }, limits);
+    expect(out.kind).toBe('docx');
+    expect(out.text).toContain('Returns policy');
+    expect(out.text).toContain('accepted within 45 days of delivery.\n');
+    expect(out.text).toMatch(/delivery\.\n+Send the Orbit blender/);
+  });
+
+  it('reads Markdown (title from the first heading), plain text and HTML', async () => {
+    const md = await extractFileText({ bytes: Buffer.from('# Shipping\n\nWe ship in 2 days.\r\n'), fileName: 'ship.md' }, limits);
+    expect(md).toEqual({ kind: 'markdown', title: 'Shipping', text: '# Shipping\n\nWe ship in 2 days.', pages: 1 });
+    const txt = await extractFileText({ bytes: Buffer.from('Open 9 to 5.'), fileName: 'hours', contentType: 'text/plain' }, limits);
+    expect(txt.kind).toBe('text');
+    const html = await extractFileText({ bytes: Buffer.from('<html><head><title>Hours</title></head><body><nav>Menu</nav><main><p>Open nine to five on weekdays, closed on Sundays and public holidays.</p></main></body></html>'), fileName: 'hours.html' }, limits);
+    expect(html.kind).toBe('html');
+    expect(html.title).toBe('Hours');
+    expect(html.text).toContain('Open nine to five');
+    expect(html.text).not.toContain('Menu');
+  });
+
+  it('refuses what it cannot read, with typed errors', async () => {
+    await expect(extractFileText({ bytes: Buffer.from('GIF89a'), fileName: 'logo.gif', contentType: 'image/gif' }, limits)).rejects.toThrow(UnsupportedContent);
+    await expect(extractFileText({ bytes: Buffer.alloc(2000, 'a'), fileName: 'a.txt' }, { maxBytes: 1000, maxChars: 10 })).rejects.toThrow(DocumentTooLarge);
+    await expect(extractFileText({ bytes: Buffer.alloc(200, 'a'), fileName: 'a.txt' }, { maxBytes: 1000, maxChars: 10 })).rejects.toThrow('at most 10 are accepted');
+    await expect(extractFileText({ bytes: Buffer.from('%PDF-1.4 broken'), fileName: 'bad.pdf' }, limits)).rejects.toThrow(UnreadableDocument);
+    await expect(extractFileText({ bytes: Buffer.from('PK\x03\x04 not a zip'), fileName: 'bad.docx' }, limits)).rejects.toThrow('The DOCX file cannot be read');
+    await expect(extractFileText({ bytes: Buffer.from('a\0b'), fileName: 'bin.txt' }, limits)).rejects.toThrow('is not a text file');
+    await expect(extractFileText({ bytes: fixture('warranty.pdf'), fileName: 'w.pdf' }, { ...limits, maxPages: 1 })).rejects.toThrow('The PDF has 2 pages; at most 1 are read');
+  });
+
+  it('decides the kind by extension, then declared type, then the first bytes', () => {
+    expect(fileKindOf({ fileName: 'a.PDF' })).toBe('pdf');
+    expect(fileKindOf({ fileName: 'upload', contentType: 'text/markdown; charset=utf-8' })).toBe('markdown');
+    expect(fileKindOf({ fileName: 'upload', contentType: 'application/octet-stream', bytes: fixture('warranty.pdf') })).toBe('pdf');
+    expect(fileKindOf({ fileName: 'upload', bytes: fixture('returns.docx') })).toBe('docx');
+    expect(() => fileKindOf({ fileName: 'old.doc', contentType: 'application/msword' })).toThrow('old.doc is not a supported file type');
+  });
+});
