@@ -103,7 +103,8 @@ describe('console: the Analytics page in a browser (issue 19)', () => {
   /** Pixels drawn on a chart's canvas (not transparent). */
   const inked = (page: Page, name: RegExp) =>
     page.getByRole('img', { name }).evaluate((c) => {
-      const canvas = c as HTMLCanvasElement;
+      // Runs in the page; the e2e tsconfig has no DOM types, so the canvas is typed by what is used.
+      const canvas = c as unknown as { width: number; height: number; getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } | null };
       const data = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
       let n = 0;
       for (let i = 3; i < data.length; i += 4) if (data[i] !== 0) n++;
