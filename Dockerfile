@@ -73,6 +73,12 @@ LABEL org.opencontainers.image.title="support-agent" \
 # gateway: 3000 (/v1, /healthz, /readyz); mcp: 3001 (/mcp, /healthz); console: 3002 (/, /api); every app: 9464 (ops)
 EXPOSE 3000 3001 3002 9464
 
+# Uploaded knowledge files (BLOB_STORE=filesystem): a directory the console and the knowledge
+# service share through a volume. It exists in the image owned by the app's user, so a fresh Compose
+# volume mounted here starts writable.
+RUN mkdir -p /var/lib/support-agent/blobs && chown 1000:1000 /var/lib/support-agent/blobs
+ENV BLOB_DIR=/var/lib/support-agent/blobs
+
 # The image's `node` user, given numerically so that Kubernetes' runAsNonRoot can verify it.
 USER 1000:1000
 

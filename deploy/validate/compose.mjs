@@ -147,4 +147,10 @@ for (const name of ['webhook-dispatcher', 'bots', 'migrate']) {
 }
 for (const name of APPS.filter((a) => a !== 'webhook-dispatcher' && a !== 'bots')) r.ok(env(services[name] ?? {}).WEBHOOK_SECRET_KEY === undefined, `${name}: no WEBHOOK_SECRET_KEY (it does not read secrets)`);
 
+// Uploaded knowledge files (issue 19): the console writes them and the knowledge service reads
+// them, so both mount the same named volume at the image's BLOB_DIR.
+const blobMount = (svc) => (svc.volumes ?? []).some((v) => (typeof v === 'string' ? v === 'blobs:/var/lib/support-agent/blobs' : v.source === 'blobs' && v.target === '/var/lib/support-agent/blobs'));
+for (const name of ['console', 'knowledge']) r.ok(blobMount(services[name] ?? {}), `${name}: mounts the shared volume blobs at /var/lib/support-agent/blobs (uploaded files)`);
+r.ok(compose.volumes && 'blobs' in compose.volumes, 'volume blobs is declared');
+
 r.done();

@@ -158,6 +158,9 @@ function checkPod(id, spec, podLabels) {
   }
 }
 
+const blobClaim = of('PersistentVolumeClaim').find((o) => o.metadata.name === 'support-agent-blobs');
+r.ok(blobClaim?.spec?.accessModes?.includes('ReadWriteMany'), 'PersistentVolumeClaim support-agent-blobs is ReadWriteMany (the console and every knowledge replica)');
+
 const deployments = of('Deployment');
 r.ok(JSON.stringify(deployments.map((d) => d.metadata.name).sort()) === JSON.stringify([...APPS].sort()), 'one Deployment per app', deployments.map((d) => d.metadata.name).join(','));
 for (const d of deployments) {
@@ -167,6 +170,12 @@ for (const d of deployments) {
   const id = `Deployment/${app}`;
   r.ok(matches(d.spec.selector, pod.metadata.labels), `${id}: selector matches its pod labels`);
   r.ok((c.env ?? []).some((e) => e.name === 'APP' && e.value === app), `${id}: APP=${app}`);
+  // Uploaded knowledge files (issue 19): the console and knowledge share one ReadWriteMany claim.
+  if (app === 'console' || app === 'knowledge') {
+    const vol = (pod.spec.volumes ?? []).find((v) => v.persistentVolumeClaim?.claimName === 'support-agent-blobs');
+    r.ok(vol && (c.volumeMounts ?? []).some((m) => m.name === vol.name && m.mountPath === '/var/lib/support-agent/blobs'), `${id}: mounts the claim support-agent-blobs at /var/lib/support-agent/blobs`);
+    r.ok(pod.spec.securityContext?.fsGroup === 1000, `${id}: fsGroup 1000 (the shared files volume is writable)`);
+  }
   // Webhook signing secrets are encrypted at rest: the dispatcher cannot start without the key.
   const key = (c.env ?? []).find((e) => e.name === 'WEBHOOK_SECRET_KEY');
   // The bots service seals widget identity secrets with the same key (issue 18).

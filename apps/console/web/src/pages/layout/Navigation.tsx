@@ -2,19 +2,19 @@ import { NavLink } from 'react-router';
 
 const ENTRIES = [
   { to: 'bots', label: 'Bots' },
-  { to: 'analytics', label: 'Analytics' },
+  { to: 'knowledge', label: 'Knowledge' },
   { to: 'conversations', label: 'Conversations' },
+  { to: 'handoff', label: 'Handoff' },
   { to: 'leads', label: 'Leads' },
   { to: 'bookings', label: 'Bookings' },
+  { to: 'analytics', label: 'Analytics' },
+  { to: 'widget', label: 'Widget' },
   { to: 'tokens', label: 'API tokens' },
   { to: 'webhooks', label: 'Webhooks' },
-  { to: 'widget', label: 'Widget' },
-  { to: 'knowledge', label: 'Knowledge' },
   { to: 'connections', label: 'Connections' },
   { to: 'members', label: 'Members' },
   { to: 'workspace', label: 'Workspace' },
   { to: 'audit', label: 'Audit log' },
-  { to: 'handoff', label: 'Handoff' },
 ];
 
 /** The console's sections; the current one is marked aria-current="page". */
