@@ -36,6 +36,8 @@ describe('console: the Analytics API (issue 19)', () => {
   let a: { p: ConsolePeople; bot: string };
   let b: { p: ConsolePeople; bot: string };
   const route = (p: ConsolePeople, suffix = '') => `/api/workspaces/${p.ws.id}/analytics${suffix}`;
+  // "Add an answer" posts to the Knowledge page's route for a Q&A pair.
+  const qaRoute = (p: ConsolePeople) => `/api/workspaces/${p.ws.id}/knowledge/qa`;
 
   beforeAll(async () => {
     [a, b] = [await withChats(), await withChats()];
@@ -69,19 +71,19 @@ describe('console: the Analytics API (issue 19)', () => {
     expect((await a.p.member.get(route(a.p, '?bot=not-a-uuid'))).status).toBe(400);
     expect((await a.p.member.get(route(a.p, `?bot=${b.bot}`))).status).toBe(404);
     expect((await a.p.member.get(route(a.p, `/questions?bot=${b.bot}`))).status).toBe(404);
-    expect((await a.p.member.post(route(a.p, '/answers'), { question: HOURS, answer: 'Nine to five.' })).status).toBe(403);
-    expect((await a.p.admin.request('POST', route(a.p, '/answers'), { question: HOURS, answer: 'Nine to five.' }, { csrf: null })).status).toBe(403);
-    expect((await a.p.admin.post(route(a.p, '/answers'), { question: HOURS, answer: '' })).status).toBe(400);
-    expect((await a.p.admin.post(route(a.p, '/answers'), { question: 'x'.repeat(301), answer: 'Nine to five.' })).status).toBe(400);
-    expect((await a.p.admin.post(route(a.p, '/answers'), { question: HOURS, answer: 'Nine to five.', chatbot_id: b.bot })).status).toBe(404);
+    expect((await a.p.member.post(qaRoute(a.p), { question: HOURS, answer: 'Nine to five.' })).status).toBe(403);
+    expect((await a.p.admin.request('POST', qaRoute(a.p), { question: HOURS, answer: 'Nine to five.' }, { csrf: null })).status).toBe(403);
+    expect((await a.p.admin.post(qaRoute(a.p), { question: HOURS, answer: '' })).status).toBe(400);
+    expect((await a.p.admin.post(qaRoute(a.p), { question: 'x'.repeat(301), answer: 'Nine to five.' })).status).toBe(400);
+    expect((await a.p.admin.post(qaRoute(a.p), { question: HOURS, answer: 'Nine to five.', chatbotId: b.bot })).status).toBe(404);
     // Nothing was stored by any of these.
     expect(((await a.p.ws.api.get('/kb')).body.data as { source_type: string }[]).filter((d) => d.source_type === 'qa')).toEqual([]);
   });
 
   it('an answer added by an admin is a qa document of the bot, in the audit log, and answers the next chat', async () => {
-    const added = await b.p.admin.post(route(b.p, '/answers'), { question: HOURS, answer: 'We are open from nine to five, Monday to Saturday.', chatbot_id: b.bot });
+    const added = await b.p.admin.post(qaRoute(b.p), { question: HOURS, answer: 'We are open from nine to five, Monday to Saturday.', chatbotId: b.bot });
     expect(added.status).toBe(201);
-    expect(added.body.data).toEqual(expect.objectContaining({ source_type: 'qa', title: HOURS, chatbot_id: b.bot }));
+    expect(added.body.data).toEqual(expect.objectContaining({ source_type: 'qa', title: HOURS, chatbotId: b.bot }));
     const doc = added.body.data.id as string;
     await waitFor(async () => ((await b.p.ws.api.get('/kb')).body.data as { id: string; status: string }[]).find((d) => d.id === doc)?.status, (st) => st === 'ready', 20000);
     expect(await chat(b.p, b.bot, HOURS)).toContain('nine to five, Monday to Saturday');

@@ -1,8 +1,7 @@
 import { Type } from 'class-transformer';
 import { IsArray, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Max, Min } from 'class-validator';
-import { KB_QA_ANSWER_MAX, KB_QA_QUESTION_MAX, ONLY_THIS_BOT } from './knowledge';
+import { ONLY_THIS_BOT } from './knowledge';
 import { Doc, Nested } from './schema-docs';
-import { CharLength, NotBlank } from './validation';
 
 /*
  * Question insights of the console's Analytics page (issue 19): the most asked questions and the
@@ -52,12 +51,4 @@ export class AnalyticsQuestionsView {
   @IsInt() days: number;
   @IsArray() @Nested(() => AskedQuestionView) top: AskedQuestionView[];
   @IsArray() @Nested(() => AskedQuestionView) unanswered: AskedQuestionView[];
-}
-
-/** Body of the console's POST …/analytics/answers: "Add an answer" to an unanswered question. */
-@Doc({ name: 'AddAnswer', description: 'Creates a Q&A knowledge document (`source_type: qa`) that answers the question from the next chat on.' })
-export class AddAnswerBody {
-  @Doc(`1 to ${KB_QA_QUESTION_MAX} characters.`) @IsString() @CharLength(1, KB_QA_QUESTION_MAX) @NotBlank() question: string;
-  @Doc(`1 to ${KB_QA_ANSWER_MAX} characters.`) @IsString() @CharLength(1, KB_QA_ANSWER_MAX) @NotBlank() answer: string;
-  @Doc('Only this bot answers with it; omitted: every bot of the workspace.') @IsOptional() @IsUUID('all') chatbot_id?: string;
 }

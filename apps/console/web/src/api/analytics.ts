@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from './client';
 import { keys } from './keys';
-import type { AddAnswer } from './types';
+import { type AddQa, knowledgeKey } from './knowledge';
 
 const params = (workspaceId: string, botId: string | null) => ({ params: { path: { workspaceId }, query: botId ? { bot: botId } : {} } });
 
@@ -21,11 +21,15 @@ export function useAnalyticsQuestions(workspaceId: string, botId: string | null)
   });
 }
 
-/** "Add an answer": a Q&A knowledge document. */
+/**
+ * "Add an answer": a Q&A knowledge document, through the Knowledge page's own route (one route for
+ * one operation); the questions and the knowledge list are read again.
+ */
 export function useAddAnswer(workspaceId: string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async (body: AddAnswer) => (await unwrap(api.POST('/workspaces/{workspaceId}/analytics/answers', { params: { path: { workspaceId } }, body }))).data,
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: keys.analyticsQuestions(workspaceId) }),
+    mutationFn: async (body: AddQa) => (await unwrap(api.POST('/workspaces/{workspaceId}/knowledge/qa', { params: { path: { workspaceId } }, body }))).data,
+    onSuccess: () =>
+      Promise.all([queryClient.invalidateQueries({ queryKey: keys.analyticsQuestions(workspaceId) }), queryClient.invalidateQueries({ queryKey: knowledgeKey(workspaceId) })]),
   });
 }

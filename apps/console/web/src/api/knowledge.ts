@@ -9,7 +9,7 @@ export type AddQa = paths['/workspaces/{workspaceId}/knowledge/qa']['post']['req
 export type ResyncSchedule = paths['/workspaces/{workspaceId}/knowledge/{documentId}/schedule']['put']['requestBody']['content']['application/json']['schedule'];
 
 /** Under ['workspace', id] like every key of a workspace (keys.ts), so a switch or sign-out drops it. */
-const knowledgeKey = (workspaceId: string) => ['workspace', workspaceId, 'knowledge'] as const;
+export const knowledgeKey = (workspaceId: string) => ['workspace', workspaceId, 'knowledge'] as const;
 
 /** Documents being worked on change on their own: the list refreshes while any is queued or processing. */
 const POLL_MS = 1500;

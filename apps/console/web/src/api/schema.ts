@@ -253,28 +253,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/workspaces/{workspaceId}/analytics/answers": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Add an answer
-         * @description Stores the question and its answer as a Q&A knowledge document (`source_type: qa`), retrieved whole from the next chat on. Counts one page against the quota (402 when it is used up).
-         *
-         *     Required role: `admin` or above.
-         */
-        post: operations["addAnswer"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/workspaces/{workspaceId}/analytics/questions": {
         parameters: {
             query?: never;
@@ -1186,18 +1164,6 @@ export interface components {
             /** @description For a new person the password to set (12 to 256 characters); for an existing one their password. */
             password: string;
             token: string;
-        };
-        /** @description Creates a Q&A knowledge document (`source_type: qa`) that answers the question from the next chat on. */
-        AddAnswer: {
-            /** @description 1 to 4000 characters. */
-            answer: string;
-            /**
-             * Format: uuid
-             * @description Only this bot answers with it; omitted: every bot of the workspace.
-             */
-            chatbot_id?: string;
-            /** @description 1 to 300 characters. */
-            question: string;
         };
         AddKbQaRequest: {
             answer: string;
@@ -2830,88 +2796,6 @@ export interface operations {
             };
             /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
             401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorObject"];
-                };
-            };
-            /** @description `not_found`: also a workspace the person is not a member of. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorObject"];
-                };
-            };
-            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorObject"];
-                };
-            };
-        };
-    };
-    addAnswer: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                workspaceId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AddAnswer"];
-            };
-        };
-        responses: {
-            /** @description The Q&A document. */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: components["schemas"]["KBDocument"];
-                    };
-                };
-            };
-            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
-                };
-            };
-            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorObject"];
-                };
-            };
-            /** @description `plan_capacity_exhausted` (every bot slot of the plan is in use) or `quota_exhausted`, with details. */
-            402: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorObject"];
-                };
-            };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };

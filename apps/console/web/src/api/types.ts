@@ -46,7 +46,6 @@ export type UpdateBot = Body<WP<'/bots/{botId}'>, 'patch'>;
 export type Analytics = Ok<WP<'/analytics'>, 'get'>['data'];
 export type AnalyticsQuestions = Ok<WP<'/analytics/questions'>, 'get'>['data'];
 export type AskedQuestion = AnalyticsQuestions['top'][number];
-export type AddAnswer = Body<WP<'/analytics/answers'>, 'post'>;
 // Issue 19 (lb): conversations, leads and bookings.
 export type Conversation = Item<Ok<WP<'/conversations'>, 'get'>>;
 export type ConversationDetail = Ok<WP<'/conversations/{sessionId}'>, 'get'>['data'];

@@ -35,7 +35,7 @@ export function AddAnswerDialog({ workspaceId, question, botId, onAdded }: { wor
                 onSubmit={(e) => {
                   e.preventDefault();
                   add.mutate(
-                    { question: q, answer, ...(botId ? { chatbot_id: botId } : {}) },
+                    { question: q, answer, ...(botId ? { chatbotId: botId } : {}) },
                     {
                       onSuccess: () => {
                         close();
