@@ -56,3 +56,22 @@ describe('extractFileText', () => {
     expect(() => fileKindOf({ fileName: 'old.doc', contentType: 'application/msword' })).toThrow('old.doc is not a supported file type');
   });
 });
+
+describe('a hostile DOCX (a ZIP bomb)', () => {
+  it('fails alone, in its worker, at the heap limit: the service reading it stays up', async () => {
+    // A real DOCX whose document.xml inflates to 40 MB of paragraphs from about 100 KB: mammoth's
+    // XML tree of it needs far more than the 64 MB heap allowed here.
+    const JSZip = (await import('jszip')).default;
+    const zip = await JSZip.loadAsync(fixture('returns.docx'));
+    const xml = (await zip.file('word/document.xml')!.async('string')).replace(/<w:body>[\s\S]*<\/w:body>/, `<w:body>${'<w:p><w:r><w:t>a</w:t></w:r></w:p>'.repeat(1_200_000)}</w:body>`);
+    zip.file('word/document.xml', xml);
+    const bomb = await zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE', compressionOptions: { level: 9 } });
+    expect(bomb.length).toBeLessThan(1_000_000);
+    const heapBefore = process.memoryUsage().heapUsed;
+    await expect(extractFileText({ bytes: bomb, fileName: 'bomb.docx' }, { maxBytes: 1_000_000, maxChars: 200_000, maxHeapMb: 64, timeoutMs: 60_000 })).rejects.toThrow(/The DOCX file cannot be read: .*(memory|stopped)/);
+    // The test process did not hold the inflated tree itself.
+    expect(process.memoryUsage().heapUsed - heapBefore).toBeLessThan(200_000_000);
+    // And a normal DOCX still reads afterwards.
+    expect((await extractFileText({ bytes: fixture('returns.docx'), fileName: 'returns.docx' }, limits)).text).toContain('45 days');
+  }, 120000);
+});

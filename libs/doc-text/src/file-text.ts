@@ -1,7 +1,7 @@
 import { decodeBody } from './charset';
 import { UnsupportedContent, DocumentTooLarge, UnreadableDocument } from './doc-text.exception';
 import { normaliseText } from './html-text';
-import { readPdf } from './pdf-text';
+import { readDocx, readPdf } from './file-readers';
 import { extractHtml, markdownTitle } from './web-text';
 
 export const FILE_KINDS = ['pdf', 'docx', 'markdown', 'text', 'html'] as const;
@@ -22,7 +22,7 @@ export interface FileLimits {
   maxChars: number;
   /** Most PDF pages read. */
   maxPages?: number;
-  /** Longest a PDF may take to read, and the heap its reader may use. */
+  /** Longest a PDF or DOCX may take to read, and the heap its reader (a worker thread) may use. */
   timeoutMs?: number;
   maxHeapMb?: number;
 }
@@ -83,7 +83,7 @@ export async function extractFileText(input: FileInput, limits: FileLimits): Pro
       out = await pdfText(input.bytes, limits);
       break;
     case 'docx':
-      out = await docxText(input.bytes);
+      out = await docxText(input.bytes, limits);
       break;
     case 'html':
       out = { ...extractHtml(decodeBody(input.bytes, input.contentType, 'html')), kind: 'html', pages: 1 };
@@ -111,16 +111,14 @@ async function pdfText(bytes: Buffer, limits: FileLimits): Promise<FileText> {
   return { kind: 'pdf', title: out.title, text: normaliseText(out.pages.join('\n\n'), { collapseSpaces: false }), pages: out.numPages };
 }
 
-async function docxText(bytes: Buffer): Promise<FileText> {
-  const mammoth = await import('mammoth');
-  let html: string;
-  try {
-    // Through HTML, so headings and paragraphs keep their breaks.
-    ({ value: html } = await mammoth.convertToHtml({ buffer: bytes }));
-  } catch (err) {
-    throw new UnreadableDocument(`The DOCX file cannot be read: ${(err as Error).message}`);
+async function docxText(bytes: Buffer, limits: FileLimits): Promise<FileText> {
+  const heapMb = limits.maxHeapMb ?? 256;
+  const out = await readDocx(bytes, { timeoutMs: limits.timeoutMs ?? 60_000, maxHeapMb: heapMb });
+  if ('failure' in out) {
+    if (out.failure === 'timeout') throw new DocumentTooLarge(`The DOCX file cannot be read: ${out.message}`);
+    throw new UnreadableDocument(`The DOCX file cannot be read: ${out.message}`);
   }
-  const extracted = extractHtml(`<!doctype html><html><body><article>${html}</article></body></html>`);
+  const extracted = extractHtml(`<!doctype html><html><body><article>${out.html}</article></body></html>`);
   return { kind: 'docx', title: extracted.title, text: extracted.text, pages: 1 };
 }
 

@@ -55,26 +55,56 @@ const { parentPort, workerData } = require('node:worker_threads');
 export function readPdf(bytes: Buffer, opts: { maxPages: number; timeoutMs: number; maxHeapMb: number }): Promise<PdfPages | PdfFailure> {
   const pdfjsUrl = pathToFileURL(require.resolve('pdfjs-dist/legacy/build/pdf.mjs')).href;
   const data = new Uint8Array(bytes); // a copy: pdf.js takes ownership of what it is given
+  return inWorker<PdfPages | PdfFailure>(WORKER_SOURCE, { bytes: data, maxPages: opts.maxPages, pdfjsUrl }, [data.buffer], opts, 'the PDF');
+}
+
+/**
+ * mammoth (and the ZIP inflation under it) runs in a worker thread too: a DOCX is a ZIP, and a
+ * small one can inflate to gigabytes (a ZIP bomb), which would take the whole service down, and
+ * again on every retry. In a worker it meets the heap and time limit and fails on its own.
+ */
+const DOCX_WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const mammoth = require(workerData.mammothPath);
+// Through HTML, so headings and paragraphs keep their breaks.
+mammoth.convertToHtml({ buffer: Buffer.from(workerData.bytes) })
+  .then((r) => parentPort.postMessage({ html: r.value }))
+  .catch((err) => parentPort.postMessage({ failure: 'unreadable', message: String(err && err.message || err) }));
+`;
+
+export type DocxFailure = { failure: 'unreadable' | 'timeout'; message: string };
+
+export function readDocx(bytes: Buffer, opts: { timeoutMs: number; maxHeapMb: number }): Promise<{ html: string } | DocxFailure> {
+  const data = new Uint8Array(bytes);
+  return inWorker<{ html: string } | DocxFailure>(DOCX_WORKER_SOURCE, { bytes: data, mammothPath: require.resolve('mammoth') }, [data.buffer], opts, 'the DOCX');
+}
+
+/**
+ * Runs a reader in a worker thread with a heap limit and a deadline: its one message is the
+ * result; running out of time is a `timeout` failure, running out of heap (the worker is stopped
+ * by V8) or any other end an `unreadable` one.
+ */
+function inWorker<T>(source: string, workerData: Record<string, unknown>, transferList: ArrayBuffer[], opts: { timeoutMs: number; maxHeapMb: number }, what: string): Promise<T | { failure: 'timeout' | 'unreadable'; message: string }> {
   return new Promise((resolve) => {
-    const worker = new Worker(WORKER_SOURCE, {
+    const worker = new Worker(source, {
       eval: true,
-      workerData: { bytes: data, maxPages: opts.maxPages, pdfjsUrl },
-      transferList: [data.buffer],
+      workerData,
+      transferList,
       resourceLimits: { maxOldGenerationSizeMb: opts.maxHeapMb },
       stdout: true,
       stderr: true,
     });
     let settled = false;
-    const finish = (result: PdfPages | PdfFailure) => {
+    const finish = (result: T | { failure: 'timeout' | 'unreadable'; message: string }) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       void worker.terminate();
       resolve(result);
     };
-    const timer = setTimeout(() => finish({ failure: 'timeout', message: `reading the PDF took longer than ${opts.timeoutMs} ms` }), opts.timeoutMs);
-    worker.once('message', (m: PdfPages | PdfFailure) => finish(m));
-    worker.once('error', (err) => finish({ failure: 'unreadable', message: err.message }));
-    worker.once('exit', (code) => finish({ failure: 'unreadable', message: `the PDF reader stopped (exit code ${code})` }));
+    const timer = setTimeout(() => finish({ failure: 'timeout', message: `reading ${what} took longer than ${opts.timeoutMs} ms` }), opts.timeoutMs);
+    worker.once('message', (m: T) => finish(m));
+    worker.once('error', (err) => finish({ failure: 'unreadable', message: (err as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY' ? `reading ${what} needs more memory than allowed (${opts.maxHeapMb} MB)` : err.message }));
+    worker.once('exit', (code) => finish({ failure: 'unreadable', message: `the reader of ${what} stopped (exit code ${code})` }));
   });
 }
