@@ -13,7 +13,7 @@ export const loadGatewayConfig = (source: Record<string, string | undefined> = p
       widgetRateLimitRequests: env.int('WIDGET_RATE_LIMIT_REQUESTS', 120, { min: 1 }),
       widgetRateLimitWindowSeconds: env.int('WIDGET_RATE_LIMIT_WINDOW_SECONDS', 60, { min: 1, max: 86400 }),
       /** The widget's long poll for a person's replies (issue 19): how long one request waits for news. */
-      widgetRepliesWaitMs: env.int('WIDGET_REPLIES_WAIT_MS', 25000, { min: 0, max: 120000 }),
+      widgetRepliesWaitMs: env.int('WIDGET_REPLIES_WAIT_MS', 10000, { min: 0, max: 120000 }),
     },
     source,
   );

@@ -183,7 +183,7 @@ export class WidgetController {
     'widgetReplies',
     "A person's replies (long poll)",
     'The handoff state of the session and the replies a person wrote after `after`. When there is nothing new and a person was asked for or ' +
-      'holds the session, the answer waits (up to WIDGET_REPLIES_WAIT_MS, 25 s by default) for a reply, a take-over or a hand-back. Send the answer\'s ' +
+      'holds the session, the answer waits (up to WIDGET_REPLIES_WAIT_MS, 10 s by default) for a reply, a take-over or a hand-back. Send the answer\'s ' +
       '`cursor` as `after` in the next call.',
   )
   @ApiWidgetData(200, 'The state and the new replies.', WidgetRepliesView)
