@@ -83,7 +83,7 @@ describe('console: the Analytics API (issue 19)', () => {
   it('an answer added by an admin is a qa document of the bot, in the audit log, and answers the next chat', async () => {
     const added = await b.p.admin.post(qaRoute(b.p), { question: HOURS, answer: 'We are open from nine to five, Monday to Saturday.', chatbotId: b.bot });
     expect(added.status).toBe(201);
-    expect(added.body.data).toEqual(expect.objectContaining({ source_type: 'qa', title: HOURS, chatbotId: b.bot }));
+    expect(added.body.data).toEqual(expect.objectContaining({ source_type: 'qa', title: HOURS, chatbot_id: b.bot }));
     const doc = added.body.data.id as string;
     await waitFor(async () => ((await b.p.ws.api.get('/kb')).body.data as { id: string; status: string }[]).find((d) => d.id === doc)?.status, (st) => st === 'ready', 20000);
     expect(await chat(b.p, b.bot, HOURS)).toContain('nine to five, Monday to Saturday');
