@@ -22,7 +22,7 @@ export interface FileLimits {
   maxChars: number;
   /** Most PDF pages read. */
   maxPages?: number;
-  /** Longest a PDF or DOCX may take to read, and the heap its reader (a worker thread) may use. */
+  /** Longest a PDF or DOCX may take to read, and the heap its reader (a child process) may use. */
   timeoutMs?: number;
   maxHeapMb?: number;
 }
