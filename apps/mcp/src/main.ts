@@ -1,7 +1,8 @@
 import 'reflect-metadata';
-import { MicroserviceOptions, Transport } from '@nestjs/microservices';
+import { MicroserviceOptions } from '@nestjs/microservices';
 import { createEdgeApp, serveHttp } from '@sa/edge';
 import { createLogger } from '@sa/logging';
+import { DrainingNatsServer } from '@sa/messaging';
 import { AppModule } from './app.module';
 import { loadMcpConfig } from './config/mcp.config';
 import { installProtectedResource } from './http/protected-resource';
@@ -17,8 +18,11 @@ async function bootstrap(): Promise<void> {
   const app = await createEdgeApp(AppModule.forRoot(config, logger), config, logger, cors);
   installProtectedResource(app.getHttpAdapter().getInstance(), config);
   app.connectMicroservice<MicroserviceOptions>({
-    transport: Transport.NATS,
-    options: { servers: [config.natsUrl], queue: 'mcp', name: `mcp-${process.pid}`, maxReconnectAttempts: -1, reconnectTimeWait: 500 },
+    strategy: new DrainingNatsServer(
+      { servers: [config.natsUrl], queue: 'mcp', name: `mcp-${process.pid}`, maxReconnectAttempts: -1, reconnectTimeWait: 500 },
+      config.shutdownGraceMs,
+      logger,
+    ),
   });
   await app.startAllMicroservices();
   await serveHttp(app, { port: config.port, host: config.host, graceMs: config.shutdownGraceMs, logger });

@@ -2,3 +2,4 @@ export * from './data-source';
 export * from './database.module';
 export * from './pg-listener';
 export * from './query-logger';
+export * from './hot-query';

@@ -21,16 +21,20 @@ const httpRequests = counter({ name: 'sa_http_requests_total', help: 'HTTP reque
 const httpDuration = histogram({ name: 'sa_http_request_duration_seconds', help: 'HTTP request duration (to the end of the response; whole streams for SSE)', labelNames: ['method', 'route'] as const });
 
 export function configureFastify(fastify: FastifyInstance, logger: Logger): void {
-  fastify.addHook('onRequest', async (req, reply) => {
+  // Callback-style hooks (here and in the other edge hooks that never wait): no promise per request.
+  fastify.addHook('onRequest', (req, reply, done) => {
     void reply.header('x-request-id', req.id);
+    done();
   });
-  fastify.addHook('onResponse', async (req: FastifyRequest, reply) => {
-    const path = req.url.split('?')[0];
-    logger.info({ request_id: req.id, method: req.method, path, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  const accessLog = logger.isLevelEnabled('info');
+  fastify.addHook('onResponse', (req: FastifyRequest, reply, done) => {
+    // The line's object is only built when it is written (LOG_LEVEL=warn and above write none).
+    if (accessLog) logger.info({ request_id: req.id, method: req.method, path: req.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
     // The route template (/v1/bookings/:id), never the raw path: ids would explode the label set.
     const route = req.routeOptions?.url ?? 'unmatched';
     httpRequests.inc({ method: req.method, route, status: String(reply.statusCode) });
     httpDuration.observe({ method: req.method, route }, reply.elapsedTime / 1000);
+    done();
   });
 }
 

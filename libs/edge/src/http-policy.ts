@@ -57,19 +57,22 @@ export function installHttpPolicy(fastify: FastifyInstance, policy: HttpPolicy):
   const granted = new Set(policy.corsAllowedOrigins);
   const corsApplies = (path: string) => granted.size > 0 && policy.corsPaths.some((p) => path === p || path.startsWith(`${p}/`));
 
-  fastify.addHook('onRequest', async (req, reply) => {
+  fastify.addHook('onRequest', (req, reply, done) => {
     if (isRefusedConnection(req.raw.socket)) {
       reply.hijack();
       req.raw.socket.destroy();
+      done();
       return;
     }
     void reply.header('x-content-type-options', 'nosniff').header('cache-control', 'no-store');
-    if (!corsApplies(pathOf(req.url))) return;
-    void reply.header('vary', 'Origin');
-    const origin = req.headers.origin;
-    if (typeof origin === 'string' && granted.has(origin)) {
-      void reply.header('access-control-allow-origin', origin).header('access-control-expose-headers', CORS_EXPOSED_HEADERS.join(', '));
+    if (corsApplies(pathOf(req.url))) {
+      void reply.header('vary', 'Origin');
+      const origin = req.headers.origin;
+      if (typeof origin === 'string' && granted.has(origin)) {
+        void reply.header('access-control-allow-origin', origin).header('access-control-expose-headers', CORS_EXPOSED_HEADERS.join(', '));
+      }
     }
+    done();
   });
 
   fastify.route({

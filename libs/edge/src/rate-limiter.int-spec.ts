@@ -110,6 +110,25 @@ describe('RedisRateLimiter', () => {
     expect(await redis.get(`${prefix}burst`)).toBe('60');
   });
 
+  it('counts hits of one turn as one INCRBY, each request with its own count in arrival order', async () => {
+    const l = await readyLimiter(5, 10_000);
+    const sent: string[][] = [];
+    const monitor = await redis.duplicate().monitor();
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (String(args[0]).toLowerCase().startsWith('eval')) sent.push(args);
+    });
+    const results = await Promise.all(Array.from({ length: 8 }, () => l.hit('turn')));
+    expect(results.map((r) => r.remaining)).toEqual([4, 3, 2, 1, 0, 0, 0, 0]);
+    expect(results.map((r) => r.allowed)).toEqual([true, true, true, true, true, false, false, false]);
+    expect(await redis.get(`${prefix}turn`)).toBe('8');
+    // The next turn continues the count.
+    expect((await l.hit('turn')).allowed).toBe(false);
+    expect(await redis.get(`${prefix}turn`)).toBe('9');
+    await sleep(50);
+    monitor.disconnect();
+    expect(sent.filter((a) => a.includes(`${prefix}turn`))).toHaveLength(2);
+  });
+
   it('lets the key expire after the window and starts counting again', async () => {
     const l = await readyLimiter(1, 400);
     await l.hit('k');

@@ -546,6 +546,31 @@ describe('outbox relay and event consumer', () => {
     expect((await consumerInfo(s, 'recreated')).delivered.stream_seq).toBe(2);
   });
 
+  it('survives its connection being lost in the middle of a pass, and publishes the row afterwards', async () => {
+    const s = await scenario();
+    const { handled } = await startConsumer(s, 'lost-pass');
+    const relay = await startRelay(s, { pollIntervalMs: 100 });
+    // The first pass waits in its publishes while its connection is terminated under it.
+    const r = relay as unknown as { publish: (row: unknown) => Promise<unknown> };
+    const publish = r.publish.bind(relay);
+    let stalled = 0;
+    r.publish = async (row) => {
+      if (stalled++ === 0) await sleep(500);
+      return publish(row);
+    };
+    const event = await addEvent(s);
+    await sleep(150);
+    const [{ n }] = await ds.query(
+      `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1`,
+      [`${APP_NAME}-outbox-relay`],
+    );
+    expect(n).toBe(1);
+    // No uncaught 'error' event (it would fail this file); the next pass publishes the row.
+    await waitFor('the event to be handled', () => handled.length === 1, 10000);
+    expect(handled[0].id).toBe(event.id);
+    await waitFor('the row marked published', async () => (await unpublishedCount(s)) === 0, 5000);
+  });
+
   it('re-establishes LISTEN after its connection is terminated', async () => {
     const s = await scenario();
     const listenApp = `${APP_NAME}-outbox-listen`;

@@ -15,6 +15,9 @@ async function connectNats(opts: EventsModuleOptions, logger: Logger): Promise<N
     name: `${opts.service ?? opts.schema}-events-${process.pid}`,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
+    // No stack captured per request (each JetStream publish and pull is one): a large share of the
+    // relay's CPU under load. Errors still carry their message and code.
+    noAsyncTraces: true,
   });
   void (async () => {
     for await (const s of nc.status()) {

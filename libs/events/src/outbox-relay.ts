@@ -1,4 +1,5 @@
 import { JetStreamClient, NatsConnection, PubAck } from 'nats';
+import { Pool, QueryResult } from 'pg';
 import { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { eventSubject } from '@sa/contracts';
@@ -34,6 +35,7 @@ interface OutboxRow {
 
 const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 const CLEANUP_CHUNK = 1000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Publishes the committed rows of one schema's outbox to JetStream, at least once.
@@ -71,6 +73,8 @@ export class OutboxRelay {
   private readonly table: string;
   private readonly logger: Logger;
   private readonly listener: PgListener;
+  /** One connection of its own for the passes (they run one at a time): plain pg, no ORM. */
+  private readonly pool: Pool;
   private readonly batchSize: number;
   private readonly encoder = new TextEncoder();
   private js: JetStreamClient | null = null;
@@ -87,6 +91,8 @@ export class OutboxRelay {
     this.batchSize = opts.batchSize ?? 100;
     this.logger = opts.logger.child({ component: 'outbox-relay', schema: opts.schema });
     const appName = opts.dataSource.options.type === 'postgres' ? opts.dataSource.options.applicationName : undefined;
+    this.pool = new Pool({ ...pgClientConfig(opts.dataSource.options, `${appName ?? opts.schema}-outbox-relay`.slice(0, 63)), max: 1, idleTimeoutMillis: 30_000 });
+    this.pool.on('error', () => undefined); // an idle client's error; the next pass reconnects
     this.listener = new PgListener({
       client: pgClientConfig(opts.dataSource.options, `${appName ?? opts.schema}-outbox-listen`.slice(0, 63)),
       channel: outboxChannel(opts.schema),
@@ -123,6 +129,7 @@ export class OutboxRelay {
     this.timers = [];
     await Promise.all([this.pass, this.cleanup]);
     await this.listener.stop();
+    await this.pool.end().catch(() => undefined);
     this.logger.info('outbox relay stopped');
   }
 
@@ -166,20 +173,43 @@ export class OutboxRelay {
     }
   }
 
-  private publishBatch(): Promise<{ claimed: number; published: number }> {
-    return this.opts.dataSource.transaction(async (m) => {
-      const rows: OutboxRow[] = await m.query(
-        `SELECT id, type, payload::text AS payload FROM ${this.table}
-         WHERE published_at IS NULL ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`,
-        [this.batchSize],
-      );
-      if (rows.length === 0) return { claimed: 0, published: 0 };
+  /**
+   * One transaction in two round trips: BEGIN with the claim, then the mark with COMMIT (each pair
+   * one simple-protocol message; the batch size and the claimed ids, UUIDs read from the table,
+   * are the only values, written as literals).
+   */
+  private async publishBatch(): Promise<{ claimed: number; published: number }> {
+    const client = await this.pool.connect();
+    // While checked out the pool does not listen for errors: a connection lost between queries
+    // (during the publishes) would otherwise be an uncaught 'error' event. The next query fails.
+    let lost: Error | undefined;
+    const onError = (err: Error): void => {
+      lost = err;
+    };
+    client.on('error', onError);
+    const release = (broken?: Error): void => {
+      client.removeListener('error', onError);
+      client.release(broken ?? lost);
+    };
+    let open = true;
+    try {
+      const results = (await client.query(
+        `BEGIN; SELECT id, type, payload::text AS payload FROM ${this.table}
+         WHERE published_at IS NULL ORDER BY created_at, id LIMIT ${Math.floor(this.batchSize)} FOR UPDATE SKIP LOCKED`,
+      )) as unknown as QueryResult<OutboxRow>[];
+      const rows = results[1].rows;
+      if (rows.length === 0) {
+        await client.query('COMMIT');
+        open = false;
+        release();
+        return { claimed: 0, published: 0 };
+      }
       // Pipelined: all publishes go out in order on the one connection, then the acks are awaited.
-      const results = await Promise.allSettled(rows.map((row) => this.publish(row)));
+      const settled = await Promise.allSettled(rows.map((row) => this.publish(row)));
       const published: string[] = [];
       let duplicates = 0;
       let firstError: unknown;
-      results.forEach((r, i) => {
+      settled.forEach((r, i) => {
         if (r.status === 'fulfilled') {
           published.push(rows[i].id);
           if (r.value.duplicate) duplicates++;
@@ -187,11 +217,19 @@ export class OutboxRelay {
           firstError ??= r.reason;
         }
       });
-      if (published.length) await m.query(`UPDATE ${this.table} SET published_at = now() WHERE id = ANY($1::uuid[])`, [published]);
+      if (published.some((id) => !UUID.test(id))) throw new Error('outbox ids are not UUIDs');
+      await client.query(published.length ? `UPDATE ${this.table} SET published_at = now() WHERE id = ANY('{${published.join(',')}}'::uuid[]); COMMIT` : 'COMMIT');
+      open = false;
       if (firstError) this.logger.warn({ err: firstError, failed: rows.length - published.length }, 'publishing outbox events failed; will retry');
+      release();
       this.logger.debug({ published: published.length, duplicates }, 'outbox batch published');
       return { claimed: rows.length, published: published.length };
-    });
+    } catch (err) {
+      // A connection that cannot roll back is closed rather than handed out again.
+      const broken = open && !lost ? await client.query('ROLLBACK').then(() => undefined, (e: Error) => e) : undefined;
+      release(broken);
+      throw err;
+    }
   }
 
   private async publish(row: OutboxRow): Promise<PubAck> {

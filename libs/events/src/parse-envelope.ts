@@ -1,5 +1,7 @@
 import { EventEnvelope } from '@sa/contracts';
 
+/** Reused: decode() without { stream: true } keeps no state between calls. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -13,7 +15,7 @@ function isObject(v: unknown): v is Record<string, unknown> {
 export function parseEnvelope(payload: Uint8Array | string): EventEnvelope | null {
   let value: unknown;
   try {
-    value = JSON.parse(typeof payload === 'string' ? payload : new TextDecoder('utf-8', { fatal: true }).decode(payload));
+    value = JSON.parse(typeof payload === 'string' ? payload : UTF8.decode(payload));
   } catch {
     return null;
   }

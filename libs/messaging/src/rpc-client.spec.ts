@@ -79,28 +79,37 @@ describe('toDomainError', () => {
   });
 });
 
-/** A ClientProxy stand-in that records what is sent and answers with `reply` (unit test of RpcClient only). */
 type FakeReply = { response?: unknown; err?: unknown } | 'timeout' | 'no-responders';
 
-/** A NatsConnection that answers requests the way a Nest NATS microservice does. */
+/**
+ * A NatsConnection stand-in with one reply subscription and `publish`, answering requests the way
+ * a Nest NATS microservice does, or as NATS does when nobody listens (an empty 503 status message).
+ */
 function fakeConnection(reply: (subject: string) => FakeReply | Promise<FakeReply>) {
-  const sent: { subject: string; body: any; timeout: number | undefined }[] = [];
+  const sent: { subject: string; body: any; reply: string | undefined }[] = [];
+  const subscriptions: { subject: string; callback: (err: unknown, msg: unknown) => void }[] = [];
   let drained = false;
   const nc = {
-    request: async (subject: string, data: Uint8Array, opts: { timeout?: number }) => {
+    subscribe: (subject: string, opts: { callback: (err: unknown, msg: unknown) => void }) => {
+      subscriptions.push({ subject, callback: opts.callback });
+      return { closed: new Promise(() => undefined), unsubscribe: () => undefined };
+    },
+    publish: (subject: string, data: Uint8Array, opts: { reply?: string }) => {
       const body = JSON.parse(Buffer.from(data).toString('utf8'));
-      sent.push({ subject, body, timeout: opts?.timeout });
-      const r = await reply(subject);
-      if (r === 'timeout') throw Object.assign(new Error('TIMEOUT'), { code: 'TIMEOUT' });
-      if (r === 'no-responders') throw Object.assign(new Error('503'), { code: '503' });
-      return { data: Buffer.from(JSON.stringify({ id: body.id, isDisposed: true, ...r })) };
+      sent.push({ subject, body, reply: opts?.reply });
+      void Promise.resolve(reply(subject)).then((r) => {
+        if (r === 'timeout') return;
+        const sub = subscriptions.find((s) => opts.reply?.startsWith(s.subject.slice(0, -1)));
+        if (r === 'no-responders') sub?.callback(null, { subject: opts.reply, data: new Uint8Array(0), headers: { code: 503 } });
+        else sub?.callback(null, { subject: opts.reply, data: Buffer.from(JSON.stringify({ id: body.id, isDisposed: true, ...r })) });
+      });
     },
     isClosed: () => drained,
     drain: async () => {
       drained = true;
     },
   } as unknown as NatsConnection;
-  return { nc, sent, drained: () => drained };
+  return { nc, sent, subscriptions, drained: () => drained };
 }
 
 describe('RpcClient (unit)', () => {
@@ -110,15 +119,32 @@ describe('RpcClient (unit)', () => {
     const fake = fakeConnection(() => ({ response: [{ id: 'b1' }] }));
     const rpc = new RpcClient(fake.nc, 1000);
     await expect(rpc.send('bots.bot.list', {}, ctx)).resolves.toEqual([{ id: 'b1' }]);
-    expect(fake.sent).toEqual([{ subject: 'bots.bot.list', body: { pattern: 'bots.bot.list', data: { ctx, data: {} }, id: expect.any(String) }, timeout: 1000 }]);
+    expect(fake.sent).toEqual([{ subject: 'bots.bot.list', body: { pattern: 'bots.bot.list', data: { ctx, data: {} }, id: expect.any(String) }, reply: expect.any(String) }]);
+  });
+
+  it('shares one reply subscription between requests and matches each reply to its request', async () => {
+    const fake = fakeConnection(async (subject) => {
+      // The first request is answered last.
+      if (subject === 'bots.bot.list') await new Promise((r) => setTimeout(r, 20));
+      return { response: subject };
+    });
+    const rpc = new RpcClient(fake.nc, 1000);
+    const [a, b, c] = await Promise.all([rpc.send('bots.bot.list', {}, ctx), rpc.send('chat.health.ping', {}), rpc.send('leads.health.ping', {})]);
+    expect([a, b, c]).toEqual(['bots.bot.list', 'chat.health.ping', 'leads.health.ping']);
+    expect(fake.subscriptions).toHaveLength(1);
+    expect(fake.subscriptions[0].subject).toMatch(/^_INBOX\.\S+\.\*$/);
+    expect(new Set(fake.sent.map((s) => s.reply)).size).toBe(3);
+    expect(new Set(fake.sent.map((s) => s.body.id)).size).toBe(3);
   });
 
   it('uses the default timeout unless timeoutMs overrides it, and a timeout is service_unavailable', async () => {
     const fake = fakeConnection(() => 'timeout');
     const rpc = new RpcClient(fake.nc, 50);
     await expect(rpc.send('bots.bot.list', {}, ctx)).rejects.toMatchObject({ code: 'service_unavailable', details: { service: 'bots' } });
-    await expect(rpc.send('bots.bot.list', {}, ctx, { timeoutMs: 20 })).rejects.toMatchObject({ code: 'service_unavailable' });
-    expect(fake.sent.map((s) => s.timeout)).toEqual([50, 20]);
+    const slow = new RpcClient(fake.nc, 60_000);
+    const started = Date.now();
+    await expect(slow.send('bots.bot.list', {}, ctx, { timeoutMs: 20 })).rejects.toMatchObject({ code: 'service_unavailable', message: 'The bots service is unavailable (no reply in time)' });
+    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it('reports no running instance as service_unavailable', async () => {

@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
-import { NatsConnection, NatsError, headers as natsHeaders } from 'nats';
+import { performance } from 'node:perf_hooks';
+import { Msg, NatsConnection, NatsError, Subscription, createInbox, headers as natsHeaders } from 'nats';
 import { TimeoutError } from 'rxjs';
 import { CallerContext, Envelope, RpcRequest, RpcResponse, RpcSubject } from '@sa/contracts';
 import { BadRequest, DomainError, ServiceUnavailable } from '@sa/errors';
@@ -50,28 +50,36 @@ const clientDuration = histogram({ name: 'sa_rpc_client_duration_seconds', help:
 
 @Injectable()
 export class RpcClient implements OnApplicationShutdown {
+  /** `_INBOX.<unique>.`: each request replies to this prefix plus its own token. */
+  private readonly inbox = `${createInbox()}.`;
+  private readonly pending = new Map<string, Pending>();
+  private subscription: Subscription | null = null;
+  private next = 0;
+
   constructor(
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(RPC_TIMEOUT_MS) private readonly defaultTimeoutMs: number,
   ) {}
 
   async send<S extends RpcSubject>(subject: S, data: RpcRequest<S>, ctx?: CallerContext, opts: { timeoutMs?: number } = {}): Promise<RpcResponse<S>> {
-    const stop = clientDuration.startTimer({ subject });
+    const metered = meters(subject);
+    const started = performance.now();
     try {
       const response = await this.request(subject, data, ctx, opts);
-      clientRequests.inc({ subject, outcome: 'ok' });
+      metered.ok.inc();
       return response;
     } catch (err) {
       clientRequests.inc({ subject, outcome: err instanceof DomainError ? err.code : 'internal_error' });
       throw err;
     } finally {
-      stop();
+      metered.duration.observe((performance.now() - started) / 1000);
     }
   }
 
   private async request<S extends RpcSubject>(subject: S, data: RpcRequest<S>, ctx: CallerContext | undefined, opts: { timeoutMs?: number }): Promise<RpcResponse<S>> {
+    const token = (this.next = (this.next + 1) % Number.MAX_SAFE_INTEGER).toString(36);
     const envelope: Envelope<RpcRequest<S>> = { ctx, data };
-    const body = Buffer.from(JSON.stringify({ pattern: subject, data: envelope, id: randomUUID() }));
+    const body = Buffer.from(JSON.stringify({ pattern: subject, data: envelope, id: token }));
     // NATS refuses messages over the server's max_payload (1 MB by default): say so plainly.
     const maxPayload = this.nc.info?.max_payload;
     if (maxPayload && body.length > maxPayload - 4096) {
@@ -79,19 +87,92 @@ export class RpcClient implements OnApplicationShutdown {
     }
     const h = ctx?.requestId ? natsHeaders() : undefined;
     if (h && ctx?.requestId) h.set('x-request-id', ctx.requestId);
+    const raw = await new Promise<Msg>((resolve, reject) => {
+      const timeoutMs = opts.timeoutMs ?? this.defaultTimeoutMs;
+      const timer = setTimeout(() => {
+        this.pending.delete(token);
+        reject(new ServiceUnavailable(serviceOf(subject), 'no reply in time'));
+      }, timeoutMs);
+      this.pending.set(token, { resolve, reject, timer, subject });
+      try {
+        this.listen();
+        this.nc.publish(subject, body, { reply: this.inbox + token, headers: h });
+      } catch (err) {
+        this.settle(token)?.reject(toDomainError(err instanceof NatsError ? { code: err.code, message: err.message } : err, subject));
+      }
+    });
+    // An empty reply with status 503 is NATS saying that nobody listens on the subject.
+    if (raw.data.length === 0 && raw.headers?.code === 503) throw new ServiceUnavailable(serviceOf(subject), 'no instance is running');
     let reply: NestReply;
     try {
-      const msg = await this.nc.request(subject, body, { timeout: opts.timeoutMs ?? this.defaultTimeoutMs, headers: h });
-      reply = JSON.parse(Buffer.from(msg.data).toString('utf8')) as NestReply;
+      reply = JSON.parse(utf8.decode(raw.data)) as NestReply;
     } catch (err) {
-      throw toDomainError(err instanceof NatsError ? { code: err.code, message: err.message } : err, subject);
+      throw toDomainError(err, subject);
     }
     if (reply.err !== undefined && reply.err !== null) throw toDomainError(reply.err, subject);
     if (reply.status === 'error') throw toDomainError(new Error('no handler'), subject);
     return reply.response as RpcResponse<S>;
   }
 
+  /**
+   * One reply subscription for every request of this process (`<inbox>.*`; the token after the
+   * prefix names the request), made on first use. nats.js's own `request` also multiplexes, but
+   * allocates a timer promise, a race and an Error (its "cancelled" rejection) per request.
+   */
+  private listen(): void {
+    if (this.subscription) return;
+    const prefixLength = this.inbox.length;
+    this.subscription = this.nc.subscribe(`${this.inbox}*`, {
+      callback: (err, msg) => {
+        if (err) {
+          // The subscription ended (connection closed or drained): nothing more will arrive.
+          for (const token of [...this.pending.keys()]) {
+            const p = this.settle(token);
+            p?.reject(toDomainError(err instanceof NatsError ? { code: err.code, message: err.message } : err, p.subject));
+          }
+          return;
+        }
+        this.settle(msg.subject.slice(prefixLength))?.resolve(msg);
+      },
+    });
+    void this.subscription.closed.then(() => {
+      this.subscription = null;
+      for (const token of [...this.pending.keys()]) {
+        const p = this.settle(token);
+        p?.reject(new ServiceUnavailable(serviceOf(p.subject), 'messaging is unavailable'));
+      }
+    });
+  }
+
+  private settle(token: string): Pending | undefined {
+    const p = this.pending.get(token);
+    if (!p) return undefined;
+    this.pending.delete(token);
+    clearTimeout(p.timer);
+    return p;
+  }
+
   async onApplicationShutdown(): Promise<void> {
     if (!this.nc.isClosed()) await this.nc.drain().catch(() => undefined);
   }
+}
+
+interface Pending {
+  resolve: (msg: Msg) => void;
+  reject: (err: unknown) => void;
+  timer: NodeJS.Timeout;
+  subject: string;
+}
+
+const utf8 = new TextDecoder();
+
+/** The labelled metric children of one subject, made once (prom-client hashes labels on every call otherwise). */
+const meterCache = new Map<string, { ok: { inc(): void }; duration: { observe(v: number): void } }>();
+function meters(subject: string) {
+  let m = meterCache.get(subject);
+  if (!m) {
+    m = { ok: clientRequests.labels({ subject, outcome: 'ok' }), duration: clientDuration.labels({ subject }) };
+    meterCache.set(subject, m);
+  }
+  return m;
 }

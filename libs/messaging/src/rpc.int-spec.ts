@@ -2,10 +2,13 @@ import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { Controller, INestApplicationContext, INestMicroservice, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { MicroserviceOptions, Transport } from '@nestjs/microservices';
+import { MicroserviceOptions } from '@nestjs/microservices';
+import { connect } from 'nats';
+import pino from 'pino';
 import { CallerContext, HealthReply, ListBotsRequest } from '@sa/contracts';
 import { BotNameTaken, DomainError, TierCapacityUnavailable } from '@sa/errors';
 import { PrivateNats, startPrivateNats } from '@sa/testing';
+import { DrainingNatsServer } from './draining-nats-server';
 import { MessagingModule } from './messaging.module';
 import { RpcClient } from './rpc-client';
 import { RpcHandler } from './rpc-handler.decorator';
@@ -30,6 +33,7 @@ class TestBotsController {
 
 let nats: PrivateNats;
 let server: INestMicroservice;
+let strategy: DrainingNatsServer;
 let caller: INestApplicationContext;
 let rpc: RpcClient;
 
@@ -66,8 +70,7 @@ beforeAll(async () => {
   class BotsServiceModule {}
 
   server = await NestFactory.createMicroservice<MicroserviceOptions>(BotsServiceModule, {
-    transport: Transport.NATS,
-    options: { servers: [nats.url], queue: 'bots', name: 'rpc-int-server' },
+    strategy: (strategy = new DrainingNatsServer({ servers: [nats.url], queue: 'bots', name: 'rpc-int-server' }, 2000, pino({ level: 'silent' }))),
     logger: false,
   });
   await server.listen();
@@ -193,5 +196,46 @@ describe('RpcClient ↔ @RpcHandler over NATS', () => {
     expect(err.details).toEqual({ service: 'knowledge' });
     expect(err.message).toBe('The knowledge service is unavailable (no instance is running)');
     expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('answers a packet that is not JSON with validation_failed instead of dropping it', async () => {
+    const nc = await connect({ servers: nats.url });
+    try {
+      const msg = await nc.request('bots.bot.list', Buffer.from('{not json'), { timeout: 2000 });
+      expect(JSON.parse(Buffer.from(msg.data).toString('utf8'))).toEqual({ err: { code: 'validation_failed', message: 'The request is not a JSON RPC packet' }, isDisposed: true });
+      const again = await nc.request('bots.bot.list', Buffer.from('42'), { timeout: 2000 });
+      expect(JSON.parse(Buffer.from(again.data).toString('utf8')).err.code).toBe('validation_failed');
+    } finally {
+      await nc.close();
+    }
+    expect(received).toHaveLength(0);
+  });
+
+  it('runs a packet without an id (an event) and answers nothing', async () => {
+    const nc = await connect({ servers: nats.url });
+    try {
+      nc.publish('bots.bot.list', Buffer.from(JSON.stringify({ pattern: 'bots.bot.list', data: { ctx: ctxOf(), data: {} } })));
+      await nc.flush();
+      for (let i = 0; i < 50 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+    } finally {
+      await nc.close();
+    }
+    expect(received).toHaveLength(1);
+  });
+
+  // Last: it stops the server.
+  it('on close, stops taking requests but answers the ones already taken', async () => {
+    let release: () => void = () => undefined;
+    behaviour = () => new Promise((resolve) => (release = () => resolve([{ id: 'late' }])));
+    const inFlight = rpc.send('bots.bot.list', {}, ctxOf(), { timeoutMs: 5000 });
+    for (let i = 0; i < 50 && received.length === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(strategy.handling).toBeGreaterThanOrEqual(1);
+    const closing = server.close();
+    // New requests find nobody once the server left the queue group.
+    const refused = await failure(rpc.send('bots.health.ping', {}, undefined, { timeoutMs: 2000 }));
+    expect(refused.code).toBe('service_unavailable');
+    release();
+    await expect(inFlight).resolves.toEqual([{ id: 'late' }]);
+    await closing;
   });
 });

@@ -23,8 +23,7 @@ export class BotsService {
   ) {}
 
   async list(ctx: CallerContext): Promise<BotView[]> {
-    const rows = await this.bots.list(ctx.tenantId, visibleBots(ctx), MAX_BOTS_LISTED);
-    return rows.map(toBotView);
+    return this.bots.listViews(ctx.tenantId, visibleBots(ctx), MAX_BOTS_LISTED);
   }
 
   /** Which of the given ids are bots of the caller's workspace (ownership checks of other services). */

@@ -23,14 +23,33 @@ export class AuthGuard implements CanActivate {
     private readonly gate: EdgeGate,
   ) {}
 
+  /** What a handler declares, read from its metadata once (it never changes at run time). */
+  private readonly declarations = new WeakMap<object, WeakMap<object, 'public' | { scope: Scope; bots: RouteBotAccess }>>();
+
+  private declarationOf(context: ExecutionContext): 'public' | { scope: Scope; bots: RouteBotAccess } {
+    const handler = context.getHandler();
+    const cls = context.getClass();
+    let ofClass = this.declarations.get(cls);
+    if (!ofClass) this.declarations.set(cls, (ofClass = new WeakMap()));
+    let declared = ofClass.get(handler);
+    if (!declared) {
+      const targets = [handler, cls];
+      const scope = this.reflector.getAllAndOverride<Scope | undefined>(SCOPE_KEY, targets);
+      const bots = this.reflector.getAllAndOverride<RouteBotAccess | undefined>(BOT_ACCESS_KEY, targets);
+      if (this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets)) declared = 'public';
+      else if (scope && bots) declared = { scope, bots };
+      else throw new Error(`route ${cls.name}.${handler.name} declares neither @RequireScope nor @Public`);
+      ofClass.set(handler, declared);
+    }
+    return declared;
+  }
+
   async canActivate(context: ExecutionContext): Promise<boolean> {
     // HTTP routes only: the gateway's NATS handlers (identity.*) answer other services, not callers.
     if (context.getType() !== 'http') return true;
-    const targets = [context.getHandler(), context.getClass()];
-    if (this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets)) return true;
-    const scope = this.reflector.getAllAndOverride<Scope | undefined>(SCOPE_KEY, targets);
-    const bots = this.reflector.getAllAndOverride<RouteBotAccess | undefined>(BOT_ACCESS_KEY, targets);
-    if (!scope || !bots) throw new Error(`route ${context.getClass().name}.${context.getHandler().name} declares neither @RequireScope nor @Public`);
+    const declared = this.declarationOf(context);
+    if (declared === 'public') return true;
+    const { scope, bots } = declared;
 
     const http = context.switchToHttp();
     const req = http.getRequest<FastifyRequest & AuthenticatedRequest>();

@@ -36,17 +36,25 @@ function botIdOf(url: string): string | null {
  * read why). An unknown bot is left to the route (404); a bots service that does not answer too.
  */
 export function installWidgetCors(fastify: FastifyInstance, bot: (botId: string) => Promise<PublicBot>): void {
-  fastify.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
+  // Callback style: the REST API's requests (no bot id in the path) pass without a promise.
+  fastify.addHook('onRequest', (req: FastifyRequest, reply: FastifyReply, done: (err?: Error) => void) => {
     const botId = botIdOf(req.url);
-    if (!botId) return;
+    if (!botId) return done();
+    check(req, reply, botId).then((answered) => {
+      if (!answered) done();
+    }, done);
+  });
+
+  /** True when it answered the request (403) itself. */
+  async function check(req: FastifyRequest, reply: FastifyReply, botId: string): Promise<boolean> {
     void reply.header('vary', 'Origin');
     const origin = req.headers.origin;
-    if (typeof origin !== 'string') return;
+    if (typeof origin !== 'string') return false;
     let found: PublicBot;
     try {
       found = await bot(botId);
     } catch {
-      return;
+      return false;
     }
     const granted = originGranted(found, origin);
     const preflight = req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
@@ -59,13 +67,13 @@ export function installWidgetCors(fastify: FastifyInstance, bot: (botId: string)
           .header('access-control-allow-headers', WIDGET_CORS_HEADERS)
           .header('access-control-max-age', String(PREFLIGHT_MAX_AGE_SECONDS));
       }
-      return;
+      return false;
     }
     void reply.header('access-control-allow-origin', origin).header('access-control-expose-headers', CORS_EXPOSED_HEADERS.join(', '));
     if (!granted) {
       sendError(reply, new OriginNotAllowed());
-      return reply;
+      return true;
     }
-    return;
-  });
+    return false;
+  }
 }

@@ -40,9 +40,11 @@ export function refusalReason(code: string | undefined): WidgetRefusalReason | n
  * or the widget's own checks. Read from the error each response was answered with.
  */
 export function countWidgetRefusals(fastify: FastifyInstance, prefix: string): void {
-  fastify.addHook('onResponse', async (req, reply) => {
-    if (reply.statusCode < 400 || !req.url.startsWith(prefix)) return;
-    const reason = refusalReason(errorCodeSent(reply));
-    if (reason) refusals.inc({ reason });
+  fastify.addHook('onResponse', (req, reply, done) => {
+    if (reply.statusCode >= 400 && req.url.startsWith(prefix)) {
+      const reason = refusalReason(errorCodeSent(reply));
+      if (reason) refusals.inc({ reason });
+    }
+    done();
   });
 }
