@@ -1,7 +1,7 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Pool } from 'pg';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { EventEnvelope, eventBotId } from '@sa/contracts';
 import { pgClientConfig, queryRows } from '@sa/db';
 import { DISPATCHER_CONFIG, WebhookDispatcherConfig } from '../config/webhook-dispatcher.config';
@@ -35,22 +35,37 @@ export interface AttemptOutcome {
   durationMs: number;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The bot an event is about, for webhooks scoped to one bot. A bot id that is not a UUID matches
+ * no scoped webhook (they are all UUIDs) rather than failing the statement, which other events
+ * share.
+ */
+function scopeBotId(event: EventEnvelope): string | null {
+  const id = eventBotId(event);
+  return id !== null && UUID.test(id) ? id : null;
+}
+
+/** A claim, or an outcome to record: the two writes of an attempt, batched together. */
+type DeliveryWrite = { claim: string; finish?: undefined } | { claim?: undefined; finish: { claimed: ClaimedDelivery; outcome: AttemptOutcome } };
+
 export const INTERRUPTED_ERROR = 'interrupted: the dispatcher stopped while this request was in flight; the endpoint may or may not have received it';
 
 /**
  * The delivery log in SQL (schema `webhooks`, see the migration). Every statement that changes an
  * open delivery names its owner, so two dispatchers never act on one delivery at once.
  *
- * Claims and outcomes go through a small pool of their own, so sending never queues behind the
- * event consumer's transactions, and are grouped: concurrent claims (and outcomes) share one
- * statement, while a lone one runs at once.
+ * New deliveries, claims and outcomes go through a small pool of their own, and are grouped:
+ * concurrent inserts (claims, outcomes) share one statement and one commit, while a lone one runs
+ * at once. Under load this is what keeps PostgreSQL's work per delivery small.
  */
 @Injectable()
 export class DeliveriesRepository implements OnApplicationShutdown {
   private readonly lease: string;
   private readonly pool: Pool;
-  private readonly claims: GroupBatcher<string, ClaimedDelivery | null>;
-  private readonly outcomes: GroupBatcher<{ claimed: ClaimedDelivery; outcome: AttemptOutcome }, void>;
+  private readonly creates: GroupBatcher<EventEnvelope, OwnedDelivery[]>;
+  private readonly writes: GroupBatcher<DeliveryWrite, ClaimedDelivery | null | void>;
 
   constructor(
     @InjectDataSource() private readonly ds: DataSource,
@@ -59,8 +74,14 @@ export class DeliveriesRepository implements OnApplicationShutdown {
     this.lease = `${config.leaseMs} milliseconds`;
     this.pool = new Pool({ ...pgClientConfig(ds.options, 'webhook-dispatcher-delivery'), max: 4, idleTimeoutMillis: 30_000 });
     this.pool.on('error', () => undefined); // an idle client's error; the next query reconnects
-    this.claims = new GroupBatcher((ids) => this.claimMany(ids), 200);
-    this.outcomes = new GroupBatcher((items) => this.finishMany(items), 200);
+    this.creates = new GroupBatcher((events) => this.createMany(events), 200);
+    // Two write statements in flight: a claim waits for the end of the write in progress at
+    // most, not for it and then its own turn. No cap on a batch (what waits is bounded by
+    // WEBHOOK_CONCURRENCY: one claim and one outcome per slot), so an outcome and the claim for the
+    // slot it frees, queued in one turn, are never split over two statements that could commit
+    // out of order: at any commit at most WEBHOOK_ENDPOINT_CONCURRENCY deliveries of an endpoint are
+    // `sending`.
+    this.writes = new GroupBatcher((ops) => this.writeMany(ops), Infinity, 2);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -74,20 +95,51 @@ export class DeliveriesRepository implements OnApplicationShutdown {
   /**
    * One pending delivery per webhook of the workspace subscribed to this event kind, whose scope is
    * every bot or the event's bot, held by this dispatcher. The unique (event_id, webhook_id) makes
-   * a repeat a no-op (only new rows are returned).
+   * a repeat a no-op (only new rows are returned). Committed on return (no transaction of the
+   * caller's): events handled at once share one INSERT (group commit, see createMany).
    */
-  createForEvent(manager: EntityManager, event: EventEnvelope): Promise<OwnedDelivery[]> {
-    return queryRows<OwnedDelivery>(
-      manager,
-      `INSERT INTO webhooks.deliveries (tenant_id, webhook_id, event_id, event_type, occurred_at, data, owner, lease_until)
-       SELECT w.tenant_id, w.id, $2, $3, $4, $5::json, $6, now() + $7::interval
-         FROM webhooks.webhooks w
-        WHERE w.tenant_id = $1 AND $3 = ANY(w.events) AND (w.bot_id IS NULL OR w.bot_id = $8::uuid)
-        ORDER BY w.created_at
+  createForEvent(event: EventEnvelope): Promise<OwnedDelivery[]> {
+    return this.creates.call(event);
+  }
+
+  /**
+   * The deliveries of several events in one statement. Rows are inserted in (event id, webhook
+   * created_at) order, so two dispatchers given overlapping events (a redelivery) never deadlock
+   * on the unique key; an event listed twice gets its rows once (the first caller).
+   */
+  private async createMany(events: EventEnvelope[]): Promise<OwnedDelivery[][]> {
+    const unique = [...new Map(events.map((e) => [e.id, e])).values()];
+    const { rows } = await this.pool.query<OwnedDelivery & { event_id: string }>({
+      name: 'webhooks-create-deliveries',
+      text: `INSERT INTO webhooks.deliveries (tenant_id, webhook_id, event_id, event_type, occurred_at, data, owner, lease_until)
+       SELECT w.tenant_id, w.id, e.id, e.type, e.occurred_at, e.data::json, $1, now() + $2::interval
+         FROM unnest($3::uuid[], $4::uuid[], $5::text[], $6::timestamptz[], $7::text[], $8::uuid[]) AS e(tenant_id, id, type, occurred_at, data, bot_id)
+         JOIN webhooks.webhooks w ON w.tenant_id = e.tenant_id AND e.type = ANY(w.events) AND (w.bot_id IS NULL OR w.bot_id = e.bot_id)
+        ORDER BY e.id, w.created_at
        ON CONFLICT ON CONSTRAINT deliveries_event_webhook_key DO NOTHING
-       RETURNING id, webhook_id`,
-      [event.tenant_id, event.id, event.type, event.occurred_at, JSON.stringify(event.data), this.owner, this.lease, eventBotId(event)],
-    );
+       RETURNING id, webhook_id, event_id`,
+      values: [
+        this.owner,
+        this.lease,
+        unique.map((e) => e.tenant_id),
+        unique.map((e) => e.id),
+        unique.map((e) => e.type),
+        unique.map((e) => new Date(e.occurred_at).toISOString()),
+        unique.map((e) => JSON.stringify(e.data)),
+        unique.map((e) => scopeBotId(e)),
+      ],
+    });
+    const byEvent = new Map<string, OwnedDelivery[]>();
+    for (const r of rows) {
+      const list = byEvent.get(r.event_id) ?? [];
+      list.push({ id: r.id, webhook_id: r.webhook_id });
+      byEvent.set(r.event_id, list);
+    }
+    return events.map((e) => {
+      const created = byEvent.get(e.id) ?? [];
+      byEvent.delete(e.id); // a second listing of the same event: nothing new for it
+      return created;
+    });
   }
 
   /**
@@ -96,18 +148,49 @@ export class DeliveriesRepository implements OnApplicationShutdown {
    * (perhaps) sent, and is never sent again automatically. Null when it is no longer ours.
    */
   claim(id: string): Promise<ClaimedDelivery | null> {
-    return this.claims.call(id);
+    return this.writes.call({ claim: id }) as Promise<ClaimedDelivery | null>;
   }
 
   /** Records the outcome of an attempt and closes the delivery (no automatic retries). */
-  finish(claimed: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
-    return this.outcomes.call({ claimed, outcome });
+  async finish(claimed: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
+    await this.writes.call({ finish: { claimed, outcome } });
   }
 
-  private async claimMany(ids: string[]): Promise<(ClaimedDelivery | null)[]> {
-    const { rows } = await this.pool.query<ClaimedDelivery>(
-      `WITH locked AS (
-         SELECT id FROM webhooks.deliveries WHERE id = ANY($1::uuid[]) AND status = 'pending' AND owner = $2 ORDER BY id FOR UPDATE
+  /**
+   * Claims and outcomes waiting at the same moment share one statement and one commit: when an
+   * endpoint's request ends, its outcome and the claim of the next delivery for the freed slot
+   * are written together. The two sets of rows are disjoint (`pending` ones are claimed, `sending`
+   * ones closed), each locked in id order.
+   *
+   * Outcomes close the deliveries and write their attempts. The attempt row is written here, not
+   * at the claim (one write less per delivery): an attempt interrupted by a crash gets its row
+   * from failInterrupted().
+   */
+  private async writeMany(ops: DeliveryWrite[]): Promise<(ClaimedDelivery | null | void)[]> {
+    const ids: string[] = [];
+    const done: { claimed: ClaimedDelivery; outcome: AttemptOutcome }[] = [];
+    for (const op of ops) {
+      if (op.claim !== undefined) ids.push(op.claim);
+      else done.push(op.finish);
+    }
+    const { rows } = await this.pool.query<ClaimedDelivery>({
+      name: 'webhooks-claim-and-finish',
+      text: `WITH v AS (
+         SELECT * FROM unnest($4::uuid[], $5::int[], $6::text[], $7::timestamptz[], $8::text[], $9::int[], $10::int[], $11::text[])
+                    AS v(id, attempt, trigger, started_at, status, duration_ms, status_code, error)
+       ), finishing AS (
+         SELECT d.id FROM webhooks.deliveries d JOIN v ON v.id = d.id WHERE d.owner = $1 AND d.status = 'sending' ORDER BY d.id FOR UPDATE OF d
+       ), closed AS (
+         UPDATE webhooks.deliveries d
+            SET status = v.status, owner = NULL, lease_until = NULL, last_status_code = v.status_code, last_error = v.error, last_duration_ms = v.duration_ms
+           FROM v JOIN finishing f ON f.id = v.id WHERE d.id = v.id
+       ), logged AS (
+         INSERT INTO webhooks.attempts (delivery_id, attempt, trigger, owner, started_at, finished_at, duration_ms, status_code, error)
+         SELECT v.id, v.attempt, v.trigger, $1, v.started_at, clock_timestamp(), v.duration_ms, v.status_code, v.error FROM v
+         ON CONFLICT ON CONSTRAINT attempts_delivery_attempt_key
+         DO UPDATE SET finished_at = EXCLUDED.finished_at, duration_ms = EXCLUDED.duration_ms, status_code = EXCLUDED.status_code, error = EXCLUDED.error
+       ), locked AS (
+         SELECT id FROM webhooks.deliveries WHERE id = ANY($2::uuid[]) AND status = 'pending' AND owner = $1 ORDER BY id FOR UPDATE
        ), claimed AS (
          UPDATE webhooks.deliveries d
             SET status = 'sending', attempts = d.attempts + 1, last_attempt_at = clock_timestamp(), lease_until = now() + $3::interval
@@ -116,46 +199,22 @@ export class DeliveriesRepository implements OnApplicationShutdown {
                     d.next_trigger AS trigger, d.last_attempt_at AS started_at
        )
        SELECT c.*, w.url, w.secret FROM claimed c JOIN webhooks.webhooks w ON w.id = c.webhook_id`,
-      [ids, this.owner, this.lease],
-    );
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    return ids.map((id) => byId.get(id) ?? null);
-  }
-
-  /**
-   * Closes the deliveries and writes their attempts, in one statement. The attempt row is written
-   * here, not at the claim (one write less per delivery): an attempt interrupted by a crash gets
-   * its row from failInterrupted().
-   */
-  private async finishMany(items: { claimed: ClaimedDelivery; outcome: AttemptOutcome }[]): Promise<void[]> {
-    await this.pool.query(
-      `WITH v AS (
-         SELECT * FROM unnest($2::uuid[], $3::int[], $4::text[], $5::timestamptz[], $6::text[], $7::int[], $8::int[], $9::text[])
-                    AS v(id, attempt, trigger, started_at, status, duration_ms, status_code, error)
-       ), locked AS (
-         SELECT d.id FROM webhooks.deliveries d JOIN v ON v.id = d.id WHERE d.owner = $1 AND d.status = 'sending' ORDER BY d.id FOR UPDATE OF d
-       ), closed AS (
-         UPDATE webhooks.deliveries d
-            SET status = v.status, owner = NULL, lease_until = NULL, last_status_code = v.status_code, last_error = v.error, last_duration_ms = v.duration_ms
-           FROM v JOIN locked l ON l.id = v.id WHERE d.id = v.id
-       )
-       INSERT INTO webhooks.attempts (delivery_id, attempt, trigger, owner, started_at, finished_at, duration_ms, status_code, error)
-       SELECT v.id, v.attempt, v.trigger, $1, v.started_at, clock_timestamp(), v.duration_ms, v.status_code, v.error FROM v
-       ON CONFLICT ON CONSTRAINT attempts_delivery_attempt_key
-       DO UPDATE SET finished_at = EXCLUDED.finished_at, duration_ms = EXCLUDED.duration_ms, status_code = EXCLUDED.status_code, error = EXCLUDED.error`,
-      [
+      values: [
         this.owner,
-        items.map((i) => i.claimed.id),
-        items.map((i) => i.claimed.attempt),
-        items.map((i) => i.claimed.trigger),
-        items.map((i) => i.claimed.started_at),
-        items.map((i) => (i.outcome.ok ? 'succeeded' : 'failed')),
-        items.map((i) => Math.round(i.outcome.durationMs)),
-        items.map((i) => i.outcome.statusCode),
-        items.map((i) => i.outcome.error),
+        ids,
+        this.lease,
+        done.map((i) => i.claimed.id),
+        done.map((i) => i.claimed.attempt),
+        done.map((i) => i.claimed.trigger),
+        done.map((i) => i.claimed.started_at),
+        done.map((i) => (i.outcome.ok ? 'succeeded' : 'failed')),
+        done.map((i) => Math.round(i.outcome.durationMs)),
+        done.map((i) => i.outcome.statusCode),
+        done.map((i) => i.outcome.error),
       ],
-    );
-    return items.map(() => undefined);
+    });
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ops.map((op) => (op.claim !== undefined ? (byId.get(op.claim) ?? null) : undefined));
   }
 
   /** Gives deliveries back (held but not started): any dispatcher may take them at once. */
@@ -176,13 +235,14 @@ export class DeliveriesRepository implements OnApplicationShutdown {
    */
   async renewLeases(held: string[]): Promise<void> {
     if (held.length === 0) return;
-    await this.pool.query(
-      `UPDATE webhooks.deliveries d SET lease_until = now() + $3::interval
+    await this.pool.query({
+      name: 'webhooks-renew-leases',
+      text: `UPDATE webhooks.deliveries d SET lease_until = now() + $3::interval
          FROM (SELECT id FROM webhooks.deliveries WHERE id = ANY($2::uuid[]) AND owner = $1 AND status IN ('pending', 'sending')
                 ORDER BY id FOR UPDATE SKIP LOCKED) h
         WHERE d.id = h.id`,
-      [this.owner, held, this.lease],
-    );
+      values: [this.owner, held, this.lease],
+    });
   }
 
   /**

@@ -41,6 +41,8 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
   private lastRenew = 0;
   private lastPurge = 0;
   private stopping = false;
+  /** Deliveries whose request is over and whose outcome is being written, by id. */
+  private readonly recording = new Map<string, Promise<void>>();
 
   constructor(
     private readonly deliveries: DeliveriesRepository,
@@ -82,6 +84,7 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
     await this.listener.stop();
     await this.sweeping;
     const unstarted = await this.scheduler.stop();
+    await Promise.all(this.recording.values());
     try {
       await this.deliveries.release(unstarted);
     } catch (err) {
@@ -124,7 +127,7 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
   private async sweep(): Promise<void> {
     const now = Date.now();
     if (now - this.lastRenew >= this.config.leaseMs / 3) {
-      await this.deliveries.renewLeases(this.scheduler.held());
+      await this.deliveries.renewLeases(this.held());
       this.lastRenew = now;
     }
     const interrupted = await this.deliveries.failInterrupted();
@@ -147,11 +150,19 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
    * One attempt of one delivery. Never leaves it in limbo: a claim that fails leaves it pending
    * (taken again once its lease expires); an outcome that cannot be written after a few tries
    * leaves it `sending` and no longer renewed, so it is closed as interrupted when the lease ends.
+   * Resolves once the request is over: the endpoint's slot is free while the outcome is written
+   * (in the background, still held, and awaited at shutdown).
    */
   private async deliver(id: string): Promise<void> {
     const claimed = await this.deliveries.claim(id);
     if (!claimed) return; // deleted with its webhook, or taken over meanwhile
     const outcome = await this.attempt(claimed);
+    const recorded = this.record(claimed, outcome).finally(() => this.recording.delete(claimed.id));
+    this.recording.set(claimed.id, recorded);
+  }
+
+  /** Writes the outcome of an attempt (retried a few times); never rejects. */
+  private async record(claimed: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.deliveries.finish(claimed, outcome);
@@ -167,9 +178,26 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
     const result = outcome.ok ? 'succeeded' : 'failed';
     attempts.inc({ outcome: result, status_class: outcome.statusCode ? `${Math.floor(outcome.statusCode / 100)}xx` : 'none' });
     attemptDuration.observe({ outcome: result }, outcome.durationMs / 1000);
-    const log = { delivery_id: claimed.id, webhook_id: claimed.webhook_id, event_id: claimed.event_id, event: claimed.event_type, tenant_id: claimed.tenant_id, attempt: claimed.attempt, status_code: outcome.statusCode, duration_ms: Math.round(outcome.durationMs) };
-    if (outcome.ok) this.logger.debug(log, 'webhook delivered');
-    else this.logger.info({ ...log, error: outcome.error }, 'webhook delivery failed');
+    if (outcome.ok) this.logger.debug(this.logFields(claimed, outcome), 'webhook delivered');
+    else this.logger.info({ ...this.logFields(claimed, outcome), error: outcome.error }, 'webhook delivery failed');
+  }
+
+  private logFields(claimed: ClaimedDelivery, outcome: AttemptOutcome): Record<string, unknown> {
+    return {
+      delivery_id: claimed.id,
+      webhook_id: claimed.webhook_id,
+      event_id: claimed.event_id,
+      event: claimed.event_type,
+      tenant_id: claimed.tenant_id,
+      attempt: claimed.attempt,
+      status_code: outcome.statusCode,
+      duration_ms: Math.round(outcome.durationMs),
+    };
+  }
+
+  /** Every delivery this process holds: queued, in flight, or with its outcome being written. */
+  private held(): string[] {
+    return [...this.scheduler.held(), ...this.recording.keys()];
   }
 
   /** Sends one claimed delivery; never throws (every failure is an outcome). */

@@ -58,7 +58,7 @@ function repoFor(config: ReturnType<typeof configFor>): DeliveriesRepository {
   return repo;
 }
 
-const createFor = (repo: DeliveriesRepository, e: EventEnvelope) => ds.transaction((m) => repo.createForEvent(m, e));
+const createFor = (repo: DeliveriesRepository, e: EventEnvelope) => repo.createForEvent(e);
 const deliveryRows = (ids: string[]) => queryRows<any>(ds, `SELECT * FROM webhooks.deliveries WHERE id = ANY($1::uuid[]) ORDER BY created_at`, [ids]);
 
 beforeAll(async () => {
@@ -110,6 +110,27 @@ describe('DeliveriesRepository', () => {
     expect(noBot.map((d) => d.webhook_id)).toEqual([all]);
   });
 
+  it('creates the deliveries of events handled at once in shared statements, each once', async () => {
+    const repo = repoFor(configFor('a'));
+    const bot = randomUUID();
+    const tenant = randomUUID(); // a workspace of its own: no other test's webhooks match
+    const all = await webhook(tenant, '/batch-all', ['ticket.created']);
+    const scoped = await webhook(tenant, '/batch-scoped', ['ticket.created'], bot);
+    const events = Array.from({ length: 40 }, (_, i) => event(tenant, 'ticket.created', { ticket_id: `b${i}`, chatbot_id: i % 2 ? bot : 'not-a-uuid' }));
+    // Every event twice at once (a JetStream redelivery racing the first delivery), and all together.
+    const results = await Promise.all([...events, ...events].map((e) => createFor(repo, e)));
+    const ids = results.flat().map((d) => d.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    events.forEach((e, i) => {
+      const first = results[i].map((d) => d.webhook_id).sort();
+      const again = results[i + events.length];
+      expect([...first, ...again.map((d) => d.webhook_id)].sort()).toEqual((i % 2 ? [all, scoped] : [all]).sort());
+    });
+    const rows = await queryRows<any>(ds, `SELECT event_id, webhook_id FROM webhooks.deliveries WHERE event_id = ANY($1::uuid[])`, [events.map((e) => e.id)]);
+    expect(rows).toHaveLength(events.length + events.length / 2);
+    expect(await Promise.all(events.map((e) => createFor(repo, e)))).toEqual(events.map(() => []));
+  });
+
   it('keeps the payload text as the event had it (key order included)', async () => {
     const repo = repoFor(configFor('a'));
     await webhook(scaleWs, '/order', ['message.unanswered']);
@@ -133,6 +154,32 @@ describe('DeliveriesRepository', () => {
     expect(row).toEqual(expect.objectContaining({ status: 'failed', owner: null, lease_until: null, attempts: 1, last_status_code: 503, last_error: 'the endpoint answered 503', last_duration_ms: 12 }));
     const attempts = await queryRows<any>(ds, `SELECT * FROM webhooks.attempts WHERE delivery_id = $1`, [d.id]);
     expect(attempts).toEqual([expect.objectContaining({ attempt: 1, trigger: 'event', owner: 'a', status_code: 503, duration_ms: 12, finished_at: expect.any(Date) })]);
+  });
+
+  it('writes outcomes and claims waiting at the same moment together, each correctly', async () => {
+    const repo = repoFor(configFor('a'));
+    const tenant = randomUUID();
+    await webhook(tenant, '/together', ['lead.created']);
+    const created = (await Promise.all([1, 2, 3, 4].map((i) => createFor(repo, event(tenant, 'lead.created', { lead_id: `t${i}`, chatbot_id: null }))))).flat();
+    const [first, second] = await Promise.all([repo.claim(created[0].id), repo.claim(created[1].id)]);
+    // Calls made in one turn share one statement: outcomes and claims together.
+    const [, , third, , again] = await Promise.all([
+      repo.claim(created[2].id),
+      repo.finish(first!, { ok: true, statusCode: 204, error: null, durationMs: 3 }),
+      repo.claim(created[3].id),
+      repo.finish(second!, { ok: false, statusCode: null, error: 'timed out after 400 ms', durationMs: 400 }),
+      repo.claim(created[0].id), // already finished: not claimable
+    ]);
+    expect(third).toEqual(expect.objectContaining({ id: created[3].id, attempt: 1 }));
+    expect(again).toBeNull();
+    const rows = await deliveryRows(created.map((d) => d.id));
+    const byId = new Map(rows.map((r: any) => [r.id, r]));
+    expect(byId.get(created[0].id)).toEqual(expect.objectContaining({ status: 'succeeded', owner: null, last_status_code: 204 }));
+    expect(byId.get(created[1].id)).toEqual(expect.objectContaining({ status: 'failed', owner: null, last_error: 'timed out after 400 ms' }));
+    expect(byId.get(created[2].id)).toEqual(expect.objectContaining({ status: 'sending', attempts: 1 }));
+    expect(byId.get(created[3].id)).toEqual(expect.objectContaining({ status: 'sending', attempts: 1 }));
+    const attempts = await queryRows<any>(ds, `SELECT delivery_id, status_code FROM webhooks.attempts WHERE delivery_id = ANY($1::uuid[])`, [created.map((d) => d.id)]);
+    expect(attempts.map((a) => a.delivery_id).sort()).toEqual([created[0].id, created[1].id].sort());
   });
 
   it('hands over pending deliveries of an expired lease, records in-flight ones of a dead dispatcher as interrupted', async () => {

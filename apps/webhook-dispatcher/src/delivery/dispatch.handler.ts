@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
 import { EventEnvelope, isWebhookEventType } from '@sa/contracts';
 import { AfterCommit, EventHandler } from '@sa/events';
 import { DeliveriesRepository } from './deliveries.repository';
@@ -7,9 +6,10 @@ import { DeliveryEngine } from './delivery-engine';
 import { WorkspaceEntitlements } from './workspace-entitlements';
 
 /**
- * Turns each webhook event into its deliveries with one statement, whose unique key (event_id,
- * webhook_id) makes a repeat a no-op: an event yields its deliveries exactly once whatever
- * JetStream redelivers or the relay republishes. They are handed to the engine once committed.
+ * Turns each webhook event into its deliveries with one statement (shared by the events handled
+ * at once), whose unique key (event_id, webhook_id) makes a repeat a no-op: an event yields its
+ * deliveries exactly once whatever JetStream redelivers or the relay republishes. They are handed
+ * to the engine once committed.
  * Workspaces whose plan has no webhooks get none.
  */
 @Injectable()
@@ -20,10 +20,10 @@ export class DispatchHandler implements EventHandler {
     private readonly entitlements: WorkspaceEntitlements,
   ) {}
 
-  async handle(event: EventEnvelope, manager: EntityManager): Promise<void | AfterCommit> {
+  async handle(event: EventEnvelope): Promise<void | AfterCommit> {
     if (!isWebhookEventType(event.type)) return;
     if (!(await this.entitlements.webhooksEnabled(event.tenant_id))) return;
-    const created = await this.deliveries.createForEvent(manager, event);
+    const created = await this.deliveries.createForEvent(event);
     if (created.length === 0) return;
     return () => this.engine.accept(created);
   }
