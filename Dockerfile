@@ -14,7 +14,9 @@
 # PostgreSQL answer), GET /metrics (Prometheus). No HEALTHCHECK here: the compose file and the
 # Kubernetes manifests probe /readyz and /healthz there, each with its own timings.
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node.js 24, the current LTS line (the test suite runs under it in CI too, see .ci/run), on
+# Debian 12: the major line is pinned, its patch releases come with a rebuild.
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # ---------------------------------------------------------------------------------------------
 # build: every dependency, tsc + tsc-alias into dist/, Vite for the console's web application
@@ -26,9 +28,13 @@ ENV CI=true \
     NX_DAEMON=false \
     NX_NO_CLOUD=true
 COPY package.json package-lock.json ./
+# npm install, not npm ci: the npm of Node 24 (11.x) refuses `npm ci` with this lockfile (it lacks
+# other platforms' optional binaries, e.g. @swc/core-darwin-arm64, which npm 11 itself leaves out
+# when it writes the lockfile on Linux). With a lockfile in sync with package.json (exact versions
+# here), npm install installs exactly the locked tree, as .ci/run does. See docs/decisions.md.
 # --ignore-scripts: the root package's `prepare` script builds, and the sources are not here yet
 # (the build runs below, on its own layer). tsc and tsc-alias need no install scripts.
-RUN npm ci --ignore-scripts --no-audit --no-fund
+RUN npm install --ignore-scripts --no-audit --no-fund
 COPY tsconfig.base.json tsconfig.build.json ./
 COPY tools ./tools
 COPY libs ./libs
@@ -43,7 +49,7 @@ WORKDIR /app
 ENV NODE_ENV=production
 
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund \
  && npm cache clean --force
 
 # Only what runs: the apps (with the console's web files and the widget's embed.js), the libs they

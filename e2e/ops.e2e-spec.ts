@@ -54,6 +54,14 @@ describe('ops endpoints (/healthz, /readyz, /metrics) on every app', () => {
     }
   });
 
+  it('every app runs on the Node.js that runs the suite (CI runs it under Node 20 and Node 24: the apps must follow)', async () => {
+    for (const app of apps) {
+      const samples = await scrape(s.opsUrls[app]);
+      const version = [...samples.keys()].find((k) => k.startsWith('nodejs_version_info{'))?.match(/version="([^"]+)"/)?.[1];
+      expect([app, version]).toEqual([app, process.version]);
+    }
+  });
+
   describe('after traffic the counters have moved', () => {
     let receiver: WebhookReceiver;
     beforeAll(async () => {
