@@ -116,11 +116,12 @@ module.exports = {
       profile = { dir, control: path.join(dir, 'control'), env: { NODE_OPTIONS: `${ctx.options.env.NODE_OPTIONS || ''} --require ${path.join(__dirname, 'lib', 'cpu-profile-preload.js')}`.trim(), BENCH_CPU_PROFILE_DIR: dir } };
       ctx.log(`CPU profiles go to ${dir} (figures measured with the profiler on are slower: use them to compare shares, not as results)`);
     }
+    // Every listener on a free port: the benchmark runs beside `npm start` (3000-3002, 9464-9472).
+    const ports = await infra.systemPorts(infra.loadLauncher().APPS);
     const env = {
       DATABASE_URL: dbUrl,
       NATS_URL: nats.url,
-      GATEWAY_PORT: String(await infra.freePort()),
-      MCP_PORT: String(await infra.freePort()),
+      ...ports.env,
       LOG_LEVEL: 'warn',
       LOG_PRETTY: 'false',
       NODE_ENV: 'production',
@@ -134,7 +135,7 @@ module.exports = {
       ...ctx.options.env,
       ...(profile ? profile.env : {}),
     };
-    const system = new System({ root: infra.ROOT, env: { PATH: process.env.PATH, ...env }, output: { kind: 'files', dir: logDir }, onEvent: (l) => ctx.log(`system: ${l}`) });
+    const system = new System({ root: infra.ROOT, env: { PATH: process.env.PATH, ...env }, output: { kind: 'files', dir: logDir }, opsPorts: ports.opsPorts, onEvent: (l) => ctx.log(`system: ${l}`) });
     ctx.defer('stop the apps', () => system.stop());
     const t0 = Date.now();
     await system.start();

@@ -91,11 +91,12 @@ module.exports = {
     const System = infra.loadSystem();
 
     const { dbName, dbUrl, nats, redisUrl, useRedis, logDir, webhookSecretKey } = await infra.prepareSystem(ctx);
+    // Every listener on a free port: the benchmark runs beside `npm start` (3000-3002, 9464-9472).
+    const ports = await infra.systemPorts(infra.loadLauncher().APPS);
     const env = {
       DATABASE_URL: dbUrl,
       NATS_URL: nats.url,
-      GATEWAY_PORT: String(await infra.freePort()),
-      MCP_PORT: String(await infra.freePort()),
+      ...ports.env,
       LOG_LEVEL: 'warn',
       LOG_PRETTY: 'false',
       NODE_ENV: 'production',
@@ -109,7 +110,7 @@ module.exports = {
       ...(useRedis ? { REDIS_URL: redisUrl } : {}),
       ...ctx.options.env,
     };
-    const system = new System({ root: infra.ROOT, env: { PATH: process.env.PATH, ...env }, output: { kind: 'files', dir: logDir }, onEvent: (l) => ctx.log(`system: ${l}`) });
+    const system = new System({ root: infra.ROOT, env: { PATH: process.env.PATH, ...env }, output: { kind: 'files', dir: logDir }, opsPorts: ports.opsPorts, onEvent: (l) => ctx.log(`system: ${l}`) });
     ctx.defer('stop the apps', () => system.stop());
     const t0 = Date.now();
     await system.start();
@@ -305,7 +306,7 @@ module.exports = {
         baseline,
         fairness: { backlog: BACKLOG, smallChars: SMALL_CHARS, aloneMs: round(alone.ms, 1), behindMs: round(behind.ms, 1), backlogFinishedBefore: ahead, backlogWaitingThen: waiting },
         embedder: service[0].embedder,
-        env: Object.fromEntries(Object.entries(env).filter(([k]) => !['DATABASE_URL', 'NATS_URL', 'GATEWAY_PORT', 'MCP_PORT'].includes(k))),
+        env: Object.fromEntries(Object.entries(env).filter(([k]) => !['DATABASE_URL', 'NATS_URL', 'GATEWAY_PORT', 'MCP_PORT', 'CONSOLE_PORT', 'OPS_PORT'].includes(k))),
       },
     };
   },

@@ -120,6 +120,7 @@ function parseArgs(argv) {
       BENCH_INGEST_BACKLOG: '20',
       BENCH_WEBHOOKS_LOAD_RATE: '200',
       BENCH_WEBHOOKS_LATENCY_RATE: '20',
+      BENCH_WEBHOOKS_BUSY_RATE: '100',
     };
     for (const [k, v] of Object.entries(small)) if (!process.env[k]) process.env[k] = v;
     o.duration = Math.min(o.duration, 2);

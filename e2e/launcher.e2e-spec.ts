@@ -10,7 +10,7 @@ import { SecretBox } from '@sa/webhook-registry';
 import { verifyWebhook } from '@sa/webhooks';
 import { databaseUrl, dropDatabase } from '../libs/testing/src/integration/databases';
 import { waitFor } from './support/apps';
-import { PrivateNats, freePort, startPrivateNats } from './support/infra';
+import { PrivateNats, freePort, freePortRange, startPrivateNats } from './support/infra';
 import { e2eState } from './support/state';
 import { WebhookReceiver, startWebhookReceiver } from './support/webhook-receiver';
 import { newWidgetSession } from './support/widget';
@@ -52,6 +52,8 @@ describe('the launcher (npm start)', () => {
 
   it('starts every app, each connected as its own role, serves the API, encrypts webhook secrets with a local key it creates, and Ctrl-C (SIGINT to the process group) stops every app', async () => {
     const [gatewayPort, mcpPort, consolePort] = [await freePort(), await freePort(), await freePort()];
+    // The ops endpoints from a base of nine free ports, not the default 9464: the test runs beside a system started with npm start.
+    const opsBase = await freePortRange(9);
     // No WEBHOOK_SECRET_KEY, as on a laptop; the key file goes to a folder of this test.
     const keyFile = path.join(keyDir, 'data', 'webhook-secret-key');
     const personEnv = {
@@ -63,7 +65,7 @@ describe('the launcher (npm start)', () => {
     const child = spawn(process.execPath, [path.join(s.root, 'tools', 'launcher', 'start.js')], {
       cwd: s.root,
       detached: true, // its own process group, as a terminal gives it
-      env: { PATH: process.env['PATH'], ...personEnv, NATS_URL: nats.url, GATEWAY_PORT: String(gatewayPort), MCP_PORT: String(mcpPort), CONSOLE_PORT: String(consolePort), LOG_LEVEL: 'warn' },
+      env: { PATH: process.env['PATH'], ...personEnv, NATS_URL: nats.url, GATEWAY_PORT: String(gatewayPort), MCP_PORT: String(mcpPort), CONSOLE_PORT: String(consolePort), OPS_PORT_BASE: String(opsBase), LOG_LEVEL: 'warn' },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -76,6 +78,8 @@ describe('the launcher (npm start)', () => {
       expect(out).toContain(`Console: http://127.0.0.1:${consolePort}`);
       expect((await fetch(`http://127.0.0.1:${consolePort}/api/session`)).status).toBe(401);
       expect((await fetch(`http://127.0.0.1:${gatewayPort}/readyz`)).status).toBe(200);
+      expect(out).toContain(`gateway ${opsBase}, bots ${opsBase + 1}`);
+      expect((await fetch(`http://127.0.0.1:${opsBase + 8}/readyz`)).status).toBe(200); // the console's, the ninth app
       const apps = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(child.pid)], { encoding: 'utf8' })
         .split('\n')
         .filter((l) => l.includes(`${path.sep}dist${path.sep}apps${path.sep}`))

@@ -12,7 +12,49 @@ const { Client } = require('pg');
 const ROOT = path.resolve(__dirname, '..', '..');
 const ADMIN_DATABASE_URL = process.env.BENCH_ADMIN_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
-function freePort() {
+/**
+ * A port to listen on, picked below the kernel's ephemeral range (a copy of freePort in
+ * libs/testing/src/infra/local-services.ts): a port from that range, what `listen(0)` hands out,
+ * is free only until the next outgoing connection takes it. Ports handed out are not handed out
+ * again by this process.
+ */
+async function freePort() {
+  const [low, high] = listenRange();
+  for (let attempt = 0; attempt < 200 && high > low; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low));
+    if (handedOut.has(port)) continue;
+    if (await canListen(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  return listenOnAny();
+}
+
+const handedOut = new Set();
+
+/** [low, high): the ports below the ephemeral range (Linux's ip_local_port_range), from 20000 up. */
+function listenRange() {
+  let ephemeralLow = 32768;
+  try {
+    const [lo] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (Number.isInteger(lo) && lo > 0) ephemeralLow = lo;
+  } catch {
+    // not Linux: keep the IANA default
+  }
+  return [Math.min(20000, ephemeralLow), ephemeralLow];
+}
+
+function canListen(port) {
+  return new Promise((resolve) => {
+    const srv = net.createServer();
+    srv.unref();
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
+  });
+}
+
+function listenOnAny() {
   return new Promise((resolve, reject) => {
     const srv = net.createServer();
     srv.unref();
@@ -22,6 +64,24 @@ function freePort() {
       srv.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * Free ports for every listener of a benchmark's system, so that it runs beside a system started
+ * with `npm start` (3000-3002 and the ops ports 9464-9472) or anything else: `env` (GATEWAY_PORT,
+ * MCP_PORT, CONSOLE_PORT, and OPS_PORT=0 for any app started without a port of its own) goes into
+ * the System's environment, `opsPorts` (one per app) into its options.
+ */
+async function systemPorts(apps) {
+  const env = {
+    GATEWAY_PORT: String(await freePort()),
+    MCP_PORT: String(await freePort()),
+    CONSOLE_PORT: String(await freePort()),
+    OPS_PORT: '0',
+  };
+  const opsPorts = {};
+  for (const app of apps) opsPorts[app] = await freePort();
+  return { env, opsPorts };
 }
 
 async function waitForPort(port, timeoutMs) {
@@ -180,9 +240,14 @@ function admin(dbUrl, args, extraEnv = {}) {
 
 /** The compiled launcher's System class (dist/tools/launcher/system.js), the one the e2e suite uses. */
 function loadSystem() {
+  return loadLauncher().System;
+}
+
+/** The compiled launcher module: System and APPS (the nine apps). */
+function loadLauncher() {
   const file = path.join(ROOT, 'dist', 'tools', 'launcher', 'system.js');
   if (!fs.existsSync(file)) throw new Error(`${file} is missing: run npm run build`);
-  return require(file).System;
+  return require(file);
 }
 
 /** Pids of running processes whose command name is `comm` (e.g. redis-server). */
@@ -238,7 +303,9 @@ module.exports = {
   databaseUrl,
   dropDatabase,
   freePort,
+  loadLauncher,
   loadSystem,
+  systemPorts,
   migrate,
   natsMessages,
   natsSubscriptionsCreated,

@@ -34,6 +34,9 @@ interface Running {
   stopping: boolean;
 }
 
+/** How many characters of a failed app's log a readiness error shows. */
+const LOG_TAIL_CHARS = 4000;
+
 /**
  * Starts, stops and supervises the apps as separate Node processes running the compiled build
  * (dist/apps/<app>/src/main.js): the same processes a container runs.
@@ -41,6 +44,8 @@ interface Running {
 export class System {
   private readonly running = new Map<AppName, Running>();
   private readonly restarts = new Map<AppName, number[]>();
+  /** Apps that exited on their own and are not restarted (no restartOnCrash, or it gave up): why. */
+  private readonly failed = new Map<AppName, string>();
   private closing = false;
 
   constructor(private readonly opts: SystemOptions) {}
@@ -84,6 +89,7 @@ export class System {
 
   startApp(app: AppName): void {
     if (this.running.has(app)) throw new Error(`${app} is already running`);
+    this.failed.delete(app);
     const entry = path.join(this.opts.root, 'dist', 'apps', app, 'src', 'main.js');
     if (!fs.existsSync(entry)) throw new Error(`${entry} is missing: run npm run build`);
     const out = this.opts.output;
@@ -104,7 +110,7 @@ export class System {
       if (this.running.get(app) === record) this.running.delete(app);
       if (record.stopping || this.closing) return;
       this.opts.onEvent?.(`${app} exited with code ${code}`);
-      if (this.opts.restartOnCrash) this.scheduleRestart(app);
+      if (!this.opts.restartOnCrash || !this.scheduleRestart(app)) this.failed.set(app, `${app} exited with code ${code}`);
     });
   }
 
@@ -130,8 +136,33 @@ export class System {
   }
 
   /**
+   * Throws when an app exited on its own and is not restarted (with restartOnCrash: once it crashed
+   * five times within a minute): the error names the app and its exit code, and shows the end of
+   * its log when its output goes to files (with `inherit` it is on the terminal already).
+   */
+  assertRunning(): void {
+    if (this.failed.size === 0) return;
+    const parts: string[] = [];
+    for (const [app, why] of this.failed) {
+      const out = this.opts.output;
+      let tail = '';
+      if (out.kind === 'files') {
+        try {
+          tail = fs.readFileSync(path.join(out.dir, `${app}.log`), 'utf8').slice(-LOG_TAIL_CHARS).trimEnd();
+        } catch {
+          tail = '(no log)';
+        }
+      }
+      parts.push(tail ? `${why}; the end of its output:\n${tail}` : why);
+    }
+    throw new Error(parts.join('\n'));
+  }
+
+  /**
    * Polls the gateway's /readyz until every service answers, then (when it runs) the console's
    * readiness (its ops /readyz, or its API when the ops port is not known), or fails after `timeoutMs`.
+   * Fails at once when an app exits on its own and is not restarted (see assertRunning), e.g. on
+   * EADDRINUSE, rather than waiting for the timeout.
    */
   async waitReady(timeoutMs = 60000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
@@ -146,6 +177,7 @@ export class System {
   private async poll(url: string, ready: (status: number) => boolean, deadline: number, timeoutMs: number): Promise<void> {
     let last = '';
     while (Date.now() < deadline) {
+      this.assertRunning();
       try {
         const res = await fetch(url, { signal: AbortSignal.timeout(3000) });
         if (ready(res.status)) return;
@@ -158,12 +190,13 @@ export class System {
     throw new Error(`system not ready after ${timeoutMs} ms: ${last}`);
   }
 
-  private scheduleRestart(app: AppName): void {
+  /** Restarts a crashed app in a second; false when it crashed too often to try again. */
+  private scheduleRestart(app: AppName): boolean {
     const now = Date.now();
     const recent = (this.restarts.get(app) ?? []).filter((t) => now - t < 60000);
     if (recent.length >= 5) {
       this.opts.onEvent?.(`${app} crashed 5 times within a minute; not restarting it`);
-      return;
+      return false;
     }
     this.restarts.set(app, [...recent, now]);
     setTimeout(() => {
@@ -172,5 +205,6 @@ export class System {
         this.startApp(app);
       }
     }, 1000).unref();
+    return true;
   }
 }

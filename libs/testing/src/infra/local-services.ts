@@ -26,6 +26,23 @@ export async function freePort(): Promise<number> {
 
 const handedOut = new Set<number>();
 
+/**
+ * The first of `count` consecutive free ports (below the ephemeral range, as freePort), for a
+ * listener family numbered from a base: the launcher's OPS_PORT_BASE + the app's index.
+ */
+export async function freePortRange(count: number): Promise<number> {
+  const [low, high] = listenRange();
+  for (let attempt = 0; attempt < 200 && high - count > low; attempt++) {
+    const base = low + Math.floor(Math.random() * (high - count - low));
+    let free = true;
+    for (let port = base; port < base + count && free; port++) free = !handedOut.has(port) && (await canListen(port));
+    if (!free) continue;
+    for (let port = base; port < base + count; port++) handedOut.add(port);
+    return base;
+  }
+  throw new Error(`no ${count} consecutive free ports found`);
+}
+
 /** [low, high): the ports below the ephemeral range (Linux's ip_local_port_range), from 20000 up. */
 function listenRange(): [number, number] {
   let ephemeralLow = 32768;
