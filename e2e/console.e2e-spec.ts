@@ -666,6 +666,9 @@ describe('console in a browser: the OAuth consent page and Connections (issue 17
     expect(back.searchParams.get('error')).toBe('access_denied');
     expect(back.searchParams.get('state')).toBe('web-17');
     expect(back.searchParams.get('iss')).toBe(sys.consoleUrl);
+    // The callback server has the request; the browser may still be loading its answer, and a
+    // navigation started now would be interrupted by it: wait until the page is there.
+    await page.waitForURL(REDIRECT + '**');
 
     await page.goto(url('/oauth/consent/no-such-request-17'));
     await page.getByText('This request has expired or is unknown.').waitFor();

@@ -9,7 +9,9 @@ export interface TestWorkspace {
   api: ReturnType<typeof client>;
 }
 
-export const uniqueName = (prefix = 'Bot') => `${prefix} ${randomBytes(3).toString('hex')}`;
+// The random part starts with a letter: six hex digits are all decimal one time in 17, and a
+// name ending in " <number>" reads as a numbered copy (the 409's suggested_name counts on from it).
+export const uniqueName = (prefix = 'Bot') => `${prefix} n${randomBytes(3).toString('hex')}`;
 
 /** A new workspace (its own tenant) with a token holding every scope, made with the admin CLI. */
 export async function newWorkspace(flags: string[] = ['--plan', 'growth']): Promise<TestWorkspace> {
