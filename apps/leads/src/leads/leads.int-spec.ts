@@ -227,6 +227,32 @@ describe('chat.turn.completed consumer', () => {
     expect(await repo.list({ tenantId: randomUUID(), limit: 500 })).toEqual([]);
   });
 
+  it('pages with the cursor the console builds from a lead (its created_at and id), also through leads created within one millisecond', async () => {
+    const tenantId = randomUUID();
+    const handler = newHandler();
+    for (let i = 0; i < 4; i++) await ds.transaction((m) => handler.handle(chatTurnCompleted(tenantId, `p-${i}`, `buy now, mail me at p${i}@corp.com`), m));
+    const subMillisecond = async (t: string) =>
+      (await ds.query(`SELECT count(*)::int AS n FROM leads.leads WHERE tenant_id = $1 AND date_trunc('milliseconds', created_at) <> created_at`, [t]))[0].n;
+    expect(await subMillisecond(tenantId)).toBe(0);
+    // Three leads within one millisecond (a batch of turns handled in one go does that), one before.
+    const at = ['2026-11-24T10:00:00.123700Z', '2026-11-24T10:00:00.123400Z', '2026-11-24T10:00:00.123100Z', '2026-11-24T10:00:00.100000Z'];
+    for (const [i, t] of at.entries()) await ds.query(`UPDATE leads.leads SET created_at = $3 WHERE tenant_id = $1 AND session_id = $2`, [tenantId, `p-${i}`, t]);
+    const all = await repo.list({ tenantId, limit: 500 });
+    expect(all).toHaveLength(4);
+    const paged: string[] = [];
+    let before: { createdAt: string; id: string } | undefined;
+    for (let page = 0; page < 6; page++) {
+      const [lead] = await repo.list({ tenantId, limit: 1, before });
+      if (!lead) break;
+      paged.push(lead.session_id);
+      before = { createdAt: lead.created_at, id: lead.id };
+    }
+    expect(paged).toEqual(all.map((l) => l.session_id));
+    expect(new Set(paged).size).toBe(4);
+    // What the API shows (and a cursor carries) is what is stored: whole milliseconds.
+    expect(await subMillisecond(tenantId)).toBe(0);
+  });
+
   it('scores the whole session from the messages the events carried, whatever order they arrive in', async () => {
     const tenantId = randomUUID();
     const bot = randomUUID();
