@@ -182,6 +182,55 @@ describe('DeliveriesRepository', () => {
     expect(attempts.map((a) => a.delivery_id).sort()).toEqual([created[0].id, created[1].id].sort());
   });
 
+  it('a claim with an outcome reads about as much with thousands of deliveries open as with none, also once its plan is cached while the table was small', async () => {
+    const repo = repoFor(configFor('lookup'));
+    const tenant = randomUUID();
+    const hook = await webhook(tenant, '/lookup', ['lead.created']);
+    // The statement the repository sends for a claim with an outcome, to be run again by hand.
+    const sent: { text: string; values: unknown[] }[] = [];
+    const pool = (repo as any).pool;
+    const query = pool.query.bind(pool);
+    pool.query = (config: { text: string; values: unknown[] }) => (sent.push(config), query(config));
+    const [d1, d2] = (await Promise.all([1, 2].map((i) => createFor(repo, event(tenant, 'lead.created', { lead_id: `k${i}`, chatbot_id: null }))))).flat();
+    const first = (await repo.claim(d1!.id))!;
+    await Promise.all([repo.finish(first, { ok: true, statusCode: 200, error: null, durationMs: 1 }), repo.claim(d2!.id)]);
+    const write = sent.find((q) => /claimed AS/.test(q.text) && (q.values[1] as string[]).includes(d2!.id));
+    expect(write).toBeDefined();
+    // On a connection of the repository's pool (its session settings), as a named statement run
+    // while the table is small (PostgreSQL may then keep a generic plan for the session), rolled
+    // back: the blocks of the delivery table and its indexes the statement asked for.
+    const client = await pool.connect();
+    const blocks = async (): Promise<number> => {
+      await client.query('BEGIN');
+      try {
+        await client.query({ name: 'lookup-probe', text: write!.text, values: write!.values });
+        const { rows } = await client.query(
+          `SELECT sum(pg_stat_get_xact_blocks_fetched(c.oid))::int AS n FROM pg_class c
+            WHERE c.relnamespace = 'webhooks'::regnamespace AND (c.oid = 'webhooks.deliveries'::regclass OR c.oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = 'webhooks.deliveries'::regclass))`,
+        );
+        return rows[0].n;
+      } finally {
+        await client.query('ROLLBACK');
+      }
+    };
+    try {
+      let small = 0;
+      for (let i = 0; i < 8; i++) small = await blocks();
+      // A backlog: 10,000 open deliveries of another dispatcher.
+      await ds.query(
+        `INSERT INTO webhooks.deliveries (tenant_id, webhook_id, event_id, event_type, occurred_at, data, owner, lease_until)
+         SELECT $1, $2, gen_random_uuid(), 'lead.created', now(), '{}'::json, 'backlog', now() + interval '1 hour' FROM generate_series(1, 10000)`,
+        [tenant, hook],
+      );
+      const large = await blocks();
+      expect({ small, large: large < small + 60 ? 'about the same' : large }).toEqual({ small, large: 'about the same' });
+    } finally {
+      await client.query('DEALLOCATE "lookup-probe"').catch(() => undefined);
+      client.release();
+      await ds.query(`DELETE FROM webhooks.deliveries WHERE webhook_id = $1`, [hook]);
+    }
+  });
+
   it('hands over pending deliveries of an expired lease, records in-flight ones of a dead dispatcher as interrupted', async () => {
     const dead = repoFor(configFor('dead'));
     const alive = repoFor(configFor('alive'));
