@@ -9,7 +9,7 @@ import tls from 'node:tls';
 import zlib from 'node:zlib';
 import { checkUrl, Resolver } from './check-url';
 import { GuardError } from './guard-error';
-import { guardedFetch } from './guarded-fetch';
+import { KeptConnections, guardedFetch } from './guarded-fetch';
 import { OutboundPolicy, outboundPolicy } from './outbound-policy';
 
 // Real HTTP servers on loopback addresses with random ports. Loopback is blocked by default,
@@ -473,5 +473,103 @@ describe('guardedFetch: https', () => {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
+  });
+});
+
+describe('guardedFetch: kept connections', () => {
+  const kept: KeptConnections[] = [];
+  const keep = (idleMs = 1000) => {
+    const k = new KeptConnections({ idleMs });
+    kept.push(k);
+    return k;
+  };
+  afterEach(() => kept.splice(0).forEach((k) => k.close()));
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  it('without them every request has a connection of its own; with them one connection serves request after request', async () => {
+    const fresh = await startServer(hello);
+    for (let i = 0; i < 3; i++) expect((await guardedFetch(fresh.url('/'), allowing([fresh]), { method: 'POST', body: 'x', discardBody: true })).status).toBe(200);
+    expect(fresh.connections).toBe(3);
+    expect(fresh.requests.every((r) => r.headers.connection === 'close')).toBe(true);
+
+    const srv = await startServer(hello);
+    const connections = keep();
+    const policy = allowing([srv]);
+    for (let i = 0; i < 3; i++) expect((await guardedFetch(srv.url('/'), policy, { method: 'POST', body: 'x', discardBody: true, connections })).status).toBe(200);
+    expect((await guardedFetch(srv.url('/read'), policy, { connections })).body.toString()).toBe('hello');
+    expect(srv.requests).toHaveLength(4);
+    expect(srv.connections).toBe(1);
+  });
+
+  it('a 204 keeps its connection; a large or unannounced body to discard closes it', async () => {
+    const srv = await startServer((req, res) => {
+      if (req.url === '/empty') res.writeHead(204).end();
+      else if (req.url === '/large') res.writeHead(200, { 'content-length': String(1024 * 1024) }).end(Buffer.alloc(1024 * 1024));
+      else res.writeHead(200).end('chunked, no length'); // no content-length: chunked
+    });
+    const connections = keep();
+    const policy = allowing([srv]);
+    const post = (path: string) => guardedFetch(srv.url(path), policy, { method: 'POST', body: 'x', discardBody: true, connections });
+    expect((await post('/empty')).status).toBe(204);
+    expect((await post('/empty')).status).toBe(204);
+    expect(srv.connections).toBe(1);
+    expect((await post('/large')).status).toBe(200);
+    expect((await post('/empty')).status).toBe(204);
+    expect(srv.connections).toBe(2);
+    expect((await post('/chunked')).status).toBe(200);
+    expect((await post('/empty')).status).toBe(204);
+    expect(srv.connections).toBe(3);
+  });
+
+  it('an idle connection is closed after idleMs, and one the server closed first is not used: the next request opens another and succeeds', async () => {
+    const srv = await startServer(hello);
+    const connections = keep(200);
+    const policy = allowing([srv]);
+    await guardedFetch(srv.url('/'), policy, { connections });
+    await guardedFetch(srv.url('/'), policy, { connections });
+    expect(srv.connections).toBe(1);
+    await sleep(500); // past idleMs: closed by us
+    await guardedFetch(srv.url('/'), policy, { connections });
+    expect(srv.connections).toBe(2);
+
+    // A server that closes idle connections after 100 ms, well before our 1 s.
+    const server = await new Promise<http.Server>((resolve) => {
+      const s = http.createServer((_req, res) => res.writeHead(200, { 'content-length': '2' }).end('ok'));
+      s.keepAliveTimeout = 100;
+      s.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const policy = outboundPolicy({ allowedPorts: [port], allowCidrs: ['127.0.0.1/32'] });
+      const long = keep(1000);
+      let accepted = 0;
+      server.on('connection', () => accepted++);
+      for (let i = 0; i < 3; i++) {
+        expect((await guardedFetch(`http://127.0.0.1:${port}/`, policy, { method: 'POST', body: 'x', discardBody: true, connections: long })).status).toBe(200);
+        await sleep(300);
+      }
+      expect(accepted).toBe(3);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it('the address policy still applies to every request, and origins do not share connections', async () => {
+    const a = await startServer(hello);
+    const b = await startServer(hello);
+    const connections = keep();
+    const both = allowing([a, b]);
+    expect((await guardedFetch(a.url('/'), both, { connections })).status).toBe(200);
+    expect((await guardedFetch(b.url('/'), both, { connections })).status).toBe(200);
+    expect([a.connections, b.connections]).toEqual([1, 1]);
+    // A host name checked when its connection opened, then asked for under a policy that refuses
+    // its address: refused, although that connection is still open.
+    const resolver = stub(() => ['127.0.0.1']);
+    const byName = `http://hooks.example.test:${a.port}/`;
+    expect((await guardedFetch(byName, allowing([a]), { connections, resolver })).status).toBe(200);
+    const err = await failure(guardedFetch(byName, outboundPolicy({ allowedPorts: [a.port] }), { connections, resolver }));
+    expect(err.code).toBe('blocked');
+    expect(a.requests).toHaveLength(2);
   });
 });

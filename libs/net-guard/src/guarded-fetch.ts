@@ -24,6 +24,66 @@ export interface GuardedFetchOptions {
   discardBody?: boolean;
   /** DNS for host names; the system resolver (dns.lookup, all records) by default. For tests. */
   resolver?: Resolver;
+  /**
+   * Connections kept open between requests (per origin), for a caller that sends many requests to
+   * the same endpoints. Without it every request opens a connection of its own and closes it.
+   */
+  connections?: KeptConnections;
+}
+
+/** How much of a response body is read to keep its connection (discardBody), and for how long. */
+const DRAIN_MAX_BYTES = 64 * 1024;
+const DRAIN_MAX_MS = 1000;
+
+/**
+ * Connections kept open between requests, one pool per origin (scheme, host and port). A
+ * connection is only ever opened through the guarded lookup, so a reused one goes to an address
+ * that was checked when it was opened, and one origin's connections never serve another. An idle
+ * connection is closed after `idleMs`, or earlier when the server announces a shorter Keep-Alive
+ * timeout (Node's agent leaves a second's margin); the least recently used origin's pool is closed
+ * beyond `maxOrigins`.
+ */
+export class KeptConnections {
+  private readonly agents = new Map<string, http.Agent>();
+  private readonly policies = new WeakMap<OutboundPolicy, number>();
+  private policyCount = 0;
+  private readonly maxOrigins: number;
+  private readonly maxIdlePerOrigin: number;
+
+  constructor(private readonly opts: { idleMs: number; maxOrigins?: number; maxIdlePerOrigin?: number }) {
+    this.maxOrigins = opts.maxOrigins ?? 1000;
+    this.maxIdlePerOrigin = opts.maxIdlePerOrigin ?? 16;
+  }
+
+  /**
+   * The pool of the URL's origin under this policy (created on first use): a connection checked
+   * under one policy is never used under another.
+   */
+  agentFor(url: URL, policy: OutboundPolicy): http.Agent {
+    let policyId = this.policies.get(policy);
+    if (policyId === undefined) this.policies.set(policy, (policyId = ++this.policyCount));
+    const origin = `${policyId} ${url.origin}`;
+    let agent = this.agents.get(origin);
+    if (agent) {
+      this.agents.delete(origin); // most recently used last
+    } else {
+      const options = { keepAlive: true, timeout: this.opts.idleMs, maxFreeSockets: this.maxIdlePerOrigin, scheduling: 'lifo' as const };
+      agent = url.protocol === 'https:' ? new https.Agent(options) : new http.Agent(options);
+    }
+    this.agents.set(origin, agent);
+    if (this.agents.size > this.maxOrigins) {
+      const [oldest, pool] = this.agents.entries().next().value as [string, http.Agent];
+      this.agents.delete(oldest);
+      pool.destroy();
+    }
+    return agent;
+  }
+
+  /** Closes every connection (idle or not) and forgets the pools. */
+  close(): void {
+    for (const agent of this.agents.values()) agent.destroy();
+    this.agents.clear();
+  }
 }
 
 export interface GuardedResponse {
@@ -61,6 +121,7 @@ interface HopContext {
   /** Prefixed to the reason when this hop is blocked ("redirect to … refused: "). */
   blockedPrefix: string;
   discardBody: boolean;
+  connections: KeptConnections | undefined;
 }
 
 function where(target: CheckedTarget): string {
@@ -149,7 +210,8 @@ function exchange(target: CheckedTarget, method: string, headers: Record<string,
       method,
       headers,
       setHost: false,
-      agent: false, // a fresh connection per request: no global agent, no proxy, no reuse across hosts
+      // Without kept connections a fresh one per request: no global agent, no proxy, no reuse.
+      agent: ctx.connections ? ctx.connections.agentFor(target.url, policy) : false,
       lookup: guardedLookup(ctx, (err) => (lookupError = err)),
       ...(isHttps && target.ip === null ? { servername: target.hostname } : {}),
     };
@@ -184,8 +246,28 @@ function exchange(target: CheckedTarget, method: string, headers: Record<string,
       }
       if (ctx.discardBody) {
         res.on('error', () => undefined);
-        finish(null, { status, headers: res.headers, body: Buffer.alloc(0), decoded: false });
-        res.destroy();
+        const result: Exchange = { status, headers: res.headers, body: Buffer.alloc(0), decoded: false };
+        // A kept connection is reused once the body has gone by: a small one is read (and
+        // dropped) for that, for a second at most; a large, unannounced or slow one closes it.
+        const declared = status === 204 || status === 304 || method === 'HEAD' ? 0 : Number(res.headers['content-length'] ?? NaN);
+        if (!ctx.connections || !(declared <= DRAIN_MAX_BYTES)) {
+          finish(null, result);
+          res.destroy();
+          return;
+        }
+        const drain = setTimeout(() => {
+          finish(null, result);
+          res.destroy();
+        }, DRAIN_MAX_MS);
+        res.once('end', () => {
+          clearTimeout(drain);
+          finish(null, result);
+        });
+        res.once('close', () => {
+          clearTimeout(drain);
+          finish(null, result);
+        });
+        res.resume();
         return;
       }
       const lengthHeader = res.headers['content-length'];
@@ -242,7 +324,7 @@ function requestHeaders(policy: OutboundPolicy, opts: GuardedFetchOptions): Reco
   if (opts.accept !== undefined) out['accept'] = opts.accept;
   if (out['user-agent'] === undefined) out['user-agent'] = policy.userAgent;
   out['accept-encoding'] = 'gzip, deflate, br';
-  out['connection'] = 'close';
+  if (!opts.connections) out['connection'] = 'close';
   return out;
 }
 
@@ -286,6 +368,7 @@ export async function guardedFetch(url: string, policy: OutboundPolicy, opts: Gu
         signal: controller.signal,
         blockedPrefix,
         discardBody: opts.discardBody ?? false,
+        connections: opts.connections,
         follows: (status, h) => followRedirects && REDIRECT_STATUSES.has(status) && typeof h.location === 'string' && h.location !== '',
       });
 

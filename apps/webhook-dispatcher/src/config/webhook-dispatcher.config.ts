@@ -11,6 +11,11 @@ export const loadWebhookDispatcherConfig = (source: Record<string, string | unde
       ...commonConfig,
       /** Time allowed for one delivery: connection, request and the response status (spec part 8: 10 s). */
       timeoutMs: env.int('WEBHOOK_TIMEOUT_MS', 10_000, { min: 100, max: 120_000 }),
+      /**
+       * How long a connection to an endpoint is kept open after a request for the next one (less
+       * when the endpoint announces a shorter Keep-Alive timeout); 0: a connection per request.
+       */
+      keepAliveMs: env.int('WEBHOOK_KEEP_ALIVE_MS', 1000, { min: 0, max: 60_000 }),
       /** Requests in flight at once, all endpoints together. */
       concurrency: env.int('WEBHOOK_CONCURRENCY', 64, { min: 1, max: 10_000 }),
       /** Requests in flight at once to one webhook: a slow endpoint holds only these. */

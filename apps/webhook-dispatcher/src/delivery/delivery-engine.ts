@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { PgListener } from '@sa/db';
-import { OutboundPolicy, guardedFetch, isGuardError } from '@sa/net-guard';
+import { KeptConnections, OutboundPolicy, guardedFetch, isGuardError } from '@sa/net-guard';
 import { DELIVERIES_CHANNEL, SecretBox } from '@sa/webhook-registry';
 import { DISPATCHER_CONFIG, DISPATCHER_LOGGER, DISPATCHER_POLICY, WebhookDispatcherConfig } from '../config/webhook-dispatcher.config';
 import { AttemptOutcome, ClaimedDelivery, DeliveriesRepository, OwnedDelivery } from './deliveries.repository';
@@ -43,6 +43,8 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
   private stopping = false;
   /** Deliveries whose request is over and whose outcome is being written, by id. */
   private readonly recording = new Map<string, Promise<void>>();
+  /** Connections to endpoints kept between requests (WEBHOOK_KEEP_ALIVE_MS). */
+  private readonly connections: KeptConnections | undefined;
 
   constructor(
     private readonly deliveries: DeliveriesRepository,
@@ -52,6 +54,7 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
     @Inject(DISPATCHER_CONFIG) private readonly config: WebhookDispatcherConfig,
     @Inject(DISPATCHER_LOGGER) private readonly logger: Logger,
   ) {
+    this.connections = config.keepAliveMs > 0 ? new KeptConnections({ idleMs: config.keepAliveMs, maxIdlePerOrigin: config.endpointConcurrency }) : undefined;
     this.scheduler = new DeliveryScheduler({
       concurrency: config.concurrency,
       perKeyConcurrency: config.endpointConcurrency,
@@ -85,6 +88,7 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
     await this.sweeping;
     const unstarted = await this.scheduler.stop();
     await Promise.all(this.recording.values());
+    this.connections?.close();
     try {
       await this.deliveries.release(unstarted);
     } catch (err) {
@@ -225,7 +229,7 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
       userAgent: this.config.userAgent,
     });
     try {
-      const res = await guardedFetch(claimed.url, this.policy, { method: 'POST', headers: request.headers, body: request.body, followRedirects: false, discardBody: true });
+      const res = await guardedFetch(claimed.url, this.policy, { method: 'POST', headers: request.headers, body: request.body, followRedirects: false, discardBody: true, connections: this.connections });
       const verdict = describeStatus(res.status);
       return { ok: verdict.ok, statusCode: res.status, error: verdict.error, durationMs: performance.now() - started };
     } catch (err) {
