@@ -555,6 +555,16 @@ describe('guardedFetch: kept connections', () => {
     }
   });
 
+  it('a request that takes longer than idleMs is not cut off (the idle limit is for idle connections only)', async () => {
+    const srv = await startServer((_req, res, s) => {
+      s.timers.push(setTimeout(() => res.writeHead(200, { 'content-length': '2' }).end('ok'), 500));
+    });
+    const connections = keep(100);
+    const policy = allowing([srv]);
+    for (let i = 0; i < 2; i++) expect((await guardedFetch(srv.url('/'), policy, { method: 'POST', body: 'x', discardBody: true, connections })).status).toBe(200);
+    expect(srv.connections).toBe(1);
+  });
+
   it('the address policy still applies to every request, and origins do not share connections', async () => {
     const a = await startServer(hello);
     const b = await startServer(hello);
