@@ -149,7 +149,12 @@ describe('crash safety: kill -9 each service under load, restart NATS and Postgr
         (st) => st.every((x) => x === 200),
         30000,
         50,
-      );
+      ).catch((err) => {
+        // Which app did not come back, and why: an exit code and the end of its standard error.
+        const exited = [...mini.apps].filter(([, a]) => a.process.exitCode !== null || a.process.signalCode !== null);
+        const why = exited.map(([name, a]) => `${name} exited (${a.process.exitCode ?? a.process.signalCode}): ${a.stderrTail()}`);
+        throw new Error(`${(err as Error).message} (apps in order: ${SERVICES.join(', ')}) ${why.join('\n') || 'every app process is still running'}`);
+      });
       readyMs['postgres back'] = Date.now() - pgBack;
       await new Promise((r) => setTimeout(r, 1500));
     } finally {
