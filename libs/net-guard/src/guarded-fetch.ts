@@ -40,8 +40,8 @@ const DRAIN_MAX_MS = 1000;
  * connection is only ever opened through the guarded lookup, so a reused one goes to an address
  * that was checked when it was opened, and one origin's connections never serve another. An idle
  * connection is closed after `idleMs`, or earlier when the server announces a shorter Keep-Alive
- * timeout (Node's agent leaves a second's margin); the least recently used origin's pool is closed
- * beyond `maxOrigins`.
+ * timeout (Node's agent leaves a second's margin); beyond `maxOrigins` the least recently used
+ * origin's pool is forgotten (its idle connections close on their timeout).
  */
 export class KeptConnections {
   private readonly agents = new Map<string, http.Agent>();
@@ -72,9 +72,9 @@ export class KeptConnections {
     }
     this.agents.set(origin, agent);
     if (this.agents.size > this.maxOrigins) {
-      const [oldest, pool] = this.agents.entries().next().value as [string, http.Agent];
-      this.agents.delete(oldest);
-      pool.destroy();
+      // Forgotten, not destroyed: its requests in flight finish, its idle connections time out.
+      const [oldest] = this.agents.keys();
+      this.agents.delete(oldest!);
     }
     return agent;
   }
