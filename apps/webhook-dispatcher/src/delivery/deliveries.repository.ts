@@ -72,12 +72,19 @@ export class DeliveriesRepository implements OnApplicationShutdown {
     @Inject(DISPATCHER_CONFIG) private readonly config: WebhookDispatcherConfig,
   ) {
     this.lease = `${config.leaseMs} milliseconds`;
-    // Planned at every run (custom plans), not once per connection: a generic plan made while the
-    // table held few open deliveries found rows by id through the open-deliveries index, so under a
-    // backlog every claim and outcome read the whole backlog (about 2,000 blocks a statement in the
-    // webhooks bench; PostgreSQL's CPU per event fell from 1.75 to 0.99 ms with this). Planned
-    // anew, the ids go through the primary key whatever the table looked like when it was small.
-    this.pool = new Pool({ ...pgClientConfig(ds.options, 'webhook-dispatcher-delivery'), options: '-c plan_cache_mode=force_custom_plan', max: 4, idleTimeoutMillis: 30_000 });
+    // Planned once per connection (generic plans): planning the claim-and-outcome statement anew at
+    // every run cost PostgreSQL about as much as running it. The plans must then hold whatever the
+    // table looks like later, so no sequential scans (a plan made while the table was nearly empty
+    // would keep scanning it as it grows), and the open-deliveries index is about `open`, which no
+    // statement here names (a plan that found ids through it read the whole backlog at every claim
+    // and outcome: about 2,000 blocks a statement in the webhooks bench). What is left to them is
+    // the primary key (and the webhooks' indexes), at any size.
+    this.pool = new Pool({
+      ...pgClientConfig(ds.options, 'webhook-dispatcher-delivery'),
+      options: '-c plan_cache_mode=force_generic_plan -c enable_seqscan=off',
+      max: 4,
+      idleTimeoutMillis: 30_000,
+    });
     this.pool.on('error', () => undefined); // an idle client's error; the next query reconnects
     this.creates = new GroupBatcher((events) => this.createMany(events), 200);
     // Two write statements in flight: a claim waits for the end of the write in progress at
@@ -165,7 +172,10 @@ export class DeliveriesRepository implements OnApplicationShutdown {
    * Claims and outcomes waiting at the same moment share one statement and one commit: when an
    * endpoint's request ends, its outcome and the claim of the next delivery for the freed slot
    * are written together. The two sets of rows are disjoint (`pending` ones are claimed, `sending`
-   * ones closed), each locked in id order.
+   * ones closed) and held by this dispatcher: no other statement of its own waits on them (the
+   * sweeps and lease renewals skip locked rows; given-back and redelivered rows are never being
+   * claimed or closed), so the rows are locked as they are updated, without a separate pass that
+   * locked them in id order first (which cost a WAL record per row).
    *
    * Outcomes close the deliveries and write their attempts. The attempt row is written here, not
    * at the claim (one write less per delivery): an attempt interrupted by a crash gets its row
@@ -183,23 +193,19 @@ export class DeliveriesRepository implements OnApplicationShutdown {
       text: `WITH v AS (
          SELECT * FROM unnest($4::uuid[], $5::int[], $6::text[], $7::timestamptz[], $8::text[], $9::int[], $10::int[], $11::text[])
                     AS v(id, attempt, trigger, started_at, status, duration_ms, status_code, error)
-       ), finishing AS (
-         SELECT d.id FROM webhooks.deliveries d JOIN v ON v.id = d.id WHERE d.owner = $1 AND d.status = 'sending' ORDER BY d.id FOR UPDATE OF d
        ), closed AS (
          UPDATE webhooks.deliveries d
             SET status = v.status, owner = NULL, lease_until = NULL, last_status_code = v.status_code, last_error = v.error, last_duration_ms = v.duration_ms
-           FROM v JOIN finishing f ON f.id = v.id WHERE d.id = v.id
+           FROM v WHERE d.id = v.id AND d.owner = $1 AND d.status = 'sending'
        ), logged AS (
          INSERT INTO webhooks.attempts (delivery_id, attempt, trigger, owner, started_at, finished_at, duration_ms, status_code, error)
          SELECT v.id, v.attempt, v.trigger, $1, v.started_at, clock_timestamp(), v.duration_ms, v.status_code, v.error FROM v
          ON CONFLICT ON CONSTRAINT attempts_delivery_attempt_key
          DO UPDATE SET finished_at = EXCLUDED.finished_at, duration_ms = EXCLUDED.duration_ms, status_code = EXCLUDED.status_code, error = EXCLUDED.error
-       ), locked AS (
-         SELECT id FROM webhooks.deliveries WHERE id = ANY($2::uuid[]) AND status = 'pending' AND owner = $1 ORDER BY id FOR UPDATE
        ), claimed AS (
          UPDATE webhooks.deliveries d
             SET status = 'sending', attempts = d.attempts + 1, last_attempt_at = clock_timestamp(), lease_until = now() + $3::interval
-           FROM locked l WHERE d.id = l.id
+          WHERE d.id = ANY($2::uuid[]) AND d.status = 'pending' AND d.owner = $1
           RETURNING d.id, d.tenant_id, d.webhook_id, d.event_id, d.event_type, d.data::text AS data_json, d.attempts AS attempt,
                     d.next_trigger AS trigger, d.last_attempt_at AS started_at
        )
@@ -235,8 +241,9 @@ export class DeliveriesRepository implements OnApplicationShutdown {
 
   /**
    * Renews the leases of the deliveries this process really holds (queued or in flight), so one
-   * whose outcome could not be written is left to expire and be closed as interrupted. Rows are
-   * locked in id order, like every multi-row statement here, so statements never deadlock.
+   * whose outcome could not be written is left to expire and be closed as interrupted. Rows locked
+   * by a claim or an outcome being written are skipped (that write sets or ends the lease), so this
+   * never waits for, nor holds up, the delivery path.
    */
   async renewLeases(held: string[]): Promise<void> {
     if (held.length === 0) return;
@@ -259,7 +266,7 @@ export class DeliveriesRepository implements OnApplicationShutdown {
     const rows = await queryRows<{ n: number }>(
       this.ds,
       `WITH expired AS (
-         SELECT id, owner FROM webhooks.deliveries WHERE status = 'sending' AND lease_until < now() ORDER BY id LIMIT 1000 FOR UPDATE SKIP LOCKED
+         SELECT id, owner FROM webhooks.deliveries WHERE open AND status = 'sending' AND lease_until < now() ORDER BY id LIMIT 1000 FOR UPDATE SKIP LOCKED
        ), stale AS (
          UPDATE webhooks.deliveries d
             SET status = 'failed', owner = NULL, lease_until = NULL, last_status_code = NULL, last_error = $1, last_duration_ms = NULL
@@ -285,7 +292,7 @@ export class DeliveriesRepository implements OnApplicationShutdown {
       this.ds,
       `UPDATE webhooks.deliveries d SET owner = $1, lease_until = now() + $2::interval
          FROM (SELECT id FROM webhooks.deliveries
-                WHERE status = 'pending' AND (owner IS NULL OR lease_until < now()) AND NOT (webhook_id = ANY($4::uuid[]))
+                WHERE open AND status = 'pending' AND (owner IS NULL OR lease_until < now()) AND NOT (webhook_id = ANY($4::uuid[]))
                 ORDER BY created_at LIMIT $3 FOR UPDATE SKIP LOCKED) o
         WHERE d.id = o.id
         RETURNING d.id, d.webhook_id`,
@@ -298,7 +305,7 @@ export class DeliveriesRepository implements OnApplicationShutdown {
     const rows = await queryRows<{ id: string }>(
       this.ds,
       `DELETE FROM webhooks.deliveries WHERE id IN (
-         SELECT id FROM webhooks.deliveries WHERE status IN ('succeeded', 'failed') AND created_at < now() - make_interval(days => $1) LIMIT 10000
+         SELECT id FROM webhooks.deliveries WHERE NOT open AND created_at < now() - make_interval(days => $1) LIMIT 10000
        ) RETURNING id`,
       [olderThanDays],
     );

@@ -231,6 +231,35 @@ describe('DeliveriesRepository', () => {
     }
   });
 
+  it('plans its delivery statements once per connection, not at every run', async () => {
+    const repo = repoFor(configFor('plans'));
+    const tenant = randomUUID();
+    await webhook(tenant, '/plans', ['lead.created']);
+    const sent: { name: string; text: string; values: unknown[] }[] = [];
+    const pool = (repo as any).pool;
+    const query = pool.query.bind(pool);
+    pool.query = (config: { name: string; text: string; values: unknown[] }) => (sent.push(config), query(config));
+    const [d] = await createFor(repo, event(tenant, 'lead.created', { lead_id: 'p1', chatbot_id: null }));
+    await repo.claim(d.id);
+    // Run again by hand on one connection of the repository's pool (its session settings), each
+    // seven times (PostgreSQL's own choice switches to a cached plan after five), in a transaction
+    // rolled back: how often each was planned anew.
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      for (const s of sent) for (let i = 0; i < 7; i++) await client.query({ name: `probe-${s.name}`, text: s.text, values: s.values });
+      const { rows } = await client.query(`SELECT name, generic_plans::int, custom_plans::int FROM pg_prepared_statements WHERE name LIKE 'probe-%' ORDER BY name`);
+      await client.query('ROLLBACK');
+      expect(rows).toEqual([
+        { name: 'probe-webhooks-claim-and-finish', generic_plans: 7, custom_plans: 0 },
+        { name: 'probe-webhooks-create-deliveries', generic_plans: 7, custom_plans: 0 },
+      ]);
+    } finally {
+      await client.query('DEALLOCATE ALL').catch(() => undefined);
+      client.release();
+    }
+  });
+
   it('hands over pending deliveries of an expired lease, records in-flight ones of a dead dispatcher as interrupted', async () => {
     const dead = repoFor(configFor('dead'));
     const alive = repoFor(configFor('alive'));
