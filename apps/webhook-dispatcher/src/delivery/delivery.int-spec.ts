@@ -182,15 +182,21 @@ describe('DeliveriesRepository', () => {
     expect(attempts.map((a) => a.delivery_id).sort()).toEqual([created[0].id, created[1].id].sort());
   });
 
+  /** The repository's own pool, and every statement sent through it from now on (to run again by hand). */
+  function recordStatements(repo: DeliveriesRepository) {
+    const sent: { name: string; text: string; values: unknown[] }[] = [];
+    const pool = (repo as any).pool;
+    const query = pool.query.bind(pool);
+    pool.query = (config: { name: string; text: string; values: unknown[] }) => (sent.push(config), query(config));
+    return { pool, sent };
+  }
+
   it('a claim with an outcome reads about as much with thousands of deliveries open as with none, also once its plan is cached while the table was small', async () => {
     const repo = repoFor(configFor('lookup'));
     const tenant = randomUUID();
     const hook = await webhook(tenant, '/lookup', ['lead.created']);
     // The statement the repository sends for a claim with an outcome, to be run again by hand.
-    const sent: { text: string; values: unknown[] }[] = [];
-    const pool = (repo as any).pool;
-    const query = pool.query.bind(pool);
-    pool.query = (config: { text: string; values: unknown[] }) => (sent.push(config), query(config));
+    const { pool, sent } = recordStatements(repo);
     const [d1, d2] = (await Promise.all([1, 2].map((i) => createFor(repo, event(tenant, 'lead.created', { lead_id: `k${i}`, chatbot_id: null }))))).flat();
     const first = (await repo.claim(d1!.id))!;
     await Promise.all([repo.finish(first, { ok: true, statusCode: 200, error: null, durationMs: 1 }), repo.claim(d2!.id)]);
@@ -235,10 +241,7 @@ describe('DeliveriesRepository', () => {
     const repo = repoFor(configFor('plans'));
     const tenant = randomUUID();
     await webhook(tenant, '/plans', ['lead.created']);
-    const sent: { name: string; text: string; values: unknown[] }[] = [];
-    const pool = (repo as any).pool;
-    const query = pool.query.bind(pool);
-    pool.query = (config: { name: string; text: string; values: unknown[] }) => (sent.push(config), query(config));
+    const { pool, sent } = recordStatements(repo);
     const [d] = await createFor(repo, event(tenant, 'lead.created', { lead_id: 'p1', chatbot_id: null }));
     await repo.claim(d.id);
     // Run again by hand on one connection of the repository's pool (its session settings), each
