@@ -18,8 +18,12 @@ export const loadWebhookDispatcherConfig = (source: Record<string, string | unde
       keepAliveMs: env.int('WEBHOOK_KEEP_ALIVE_MS', 1000, { min: 0, max: 60_000 }),
       /** Requests in flight at once, all endpoints together. */
       concurrency: env.int('WEBHOOK_CONCURRENCY', 64, { min: 1, max: 10_000 }),
-      /** Requests in flight at once to one webhook: a slow endpoint holds only these. */
-      endpointConcurrency: env.int('WEBHOOK_ENDPOINT_CONCURRENCY', 8, { min: 1, max: 1000 }),
+      /**
+       * Requests in flight at once to one webhook: a slow endpoint holds only these. One webhook's
+       * ceiling is about this many divided by (claim commit + request time): 16 slots carry about
+       * 1,800 deliveries/s to a 4 ms endpoint beside a 5 ms claim, 150/s to a 100 ms one.
+       */
+      endpointConcurrency: env.int('WEBHOOK_ENDPOINT_CONCURRENCY', 16, { min: 1, max: 1000 }),
       /** Deliveries one webhook may have waiting in memory; beyond that they wait in the database. */
       endpointQueueMax: env.int('WEBHOOK_ENDPOINT_QUEUE_MAX', 20_000, { min: 1, max: 1_000_000 }),
       /** Events handled at once by the JetStream consumer (each in its own transaction). */

@@ -26,6 +26,8 @@ let ds: DataSource;
 let server: http.Server;
 let port: number;
 const hits: { path: string; headers: http.IncomingHttpHeaders; body: string }[] = [];
+/** Requests to /held are answered after 150 ms; how many were open at once. */
+const held = { open: 0, max: 0 };
 const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined, child: () => silent } as never;
 const key = parseSecretKey('11'.repeat(32))!;
 const box = new SecretBox(key);
@@ -73,6 +75,13 @@ beforeAll(async () => {
     req.on('end', () => {
       hits.push({ path: req.url ?? '', headers: req.headers, body });
       if (req.url?.startsWith('/slow')) setTimeout(() => res.end('late'), 2000);
+      else if (req.url?.startsWith('/held')) {
+        held.max = Math.max(held.max, ++held.open);
+        setTimeout(() => {
+          held.open--;
+          res.writeHead(200).end();
+        }, 150);
+      }
       else if (req.url?.startsWith('/gone')) res.writeHead(410).end();
       else res.writeHead(200).end('x'.repeat(100_000));
     });
@@ -368,6 +377,24 @@ describe('DeliveryEngine', () => {
       const [settledRow] = await settled(created.map((d) => d.id));
       expect(settledRow).toEqual(expect.objectContaining({ status: 'failed', last_status_code: null, last_error: expect.stringMatching(/127\.0\.0\.2/) }));
       expect(hits.filter((h) => h.path === '/private').length).toBe(before);
+    } finally {
+      await engine.beforeApplicationShutdown();
+    }
+  });
+
+  it('keeps 16 requests in flight to one endpoint by default, never more', async () => {
+    const { engine, repo } = await engineFor('engine-4');
+    try {
+      expect(configFor('engine-4').endpointConcurrency).toBe(16);
+      const ws = (await new IdentityAdmin(ds).createWorkspace({ name: 'Held', plan: 'scale' })).id;
+      await webhook(ws, '/held', ['ticket.created']);
+      const created: { id: string; webhook_id: string }[] = [];
+      for (let i = 0; i < 40; i++) created.push(...(await createFor(repo, event(ws, 'ticket.created', { ticket_id: `h${i}`, chatbot_id: null }))));
+      expect(created).toHaveLength(40);
+      engine.accept(created);
+      const rows = await settled(created.map((d) => d.id));
+      expect(rows.every((r: any) => r.status === 'succeeded')).toBe(true);
+      expect(held.max).toBe(16);
     } finally {
       await engine.beforeApplicationShutdown();
     }
