@@ -80,11 +80,13 @@ describe('the launcher (npm start)', () => {
       expect((await fetch(`http://127.0.0.1:${gatewayPort}/readyz`)).status).toBe(200);
       expect(out).toContain(`gateway ${opsBase}, bots ${opsBase + 1}`);
       expect((await fetch(`http://127.0.0.1:${opsBase + 8}/readyz`)).status).toBe(200); // the console's, the ninth app
-      const apps = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(child.pid)], { encoding: 'utf8' })
+      const appLines = execFileSync('ps', ['-o', 'pid=,args=', '--ppid', String(child.pid)], { encoding: 'utf8' })
         .split('\n')
-        .filter((l) => l.includes(`${path.sep}dist${path.sep}apps${path.sep}`))
-        .map((l) => Number(l.trim().split(/\s+/)[0]));
+        .filter((l) => l.includes(`${path.sep}dist${path.sep}apps${path.sep}`));
+      const apps = appLines.map((l) => Number(l.trim().split(/\s+/)[0]));
       expect(apps).toHaveLength(9);
+      // Each app runs as the image runs it: node and its main.js, no other flag.
+      for (const line of appLines) expect(line.trim().split(/\s+/).slice(1)).toEqual([process.execPath, expect.stringMatching(/[\\/]dist[\\/]apps[\\/][a-z-]+[\\/]src[\\/]main\.js$/)]);
       // Each app is connected as its own role (LISTEN connections stay open), none as the administrator.
       const roles = new Client({ connectionString: databaseUrl(dbName) });
       await roles.connect();

@@ -101,7 +101,11 @@ export class System {
       stdio = ['ignore', fd, fd];
     }
     const env = { ...this.opts.env, ...appDatabaseEnv(app, this.opts.env), SERVICE_NAME: app, OPS_PORT: String(this.opsPort(app)) };
-    const child = spawn(process.execPath, ['--enable-source-maps', entry], { cwd: this.opts.root, env, stdio });
+    // As the image runs it (`node dist/apps/<app>/src/main.js`): no --enable-source-maps, which would
+    // keep every loaded module's source map in the heap (about 14 MB more for the gateway, most of
+    // it the TypeScript sources node_modules ship) and make benchmarks measure another process.
+    // For TypeScript positions in stack traces: NODE_OPTIONS=--enable-source-maps npm start.
+    const child = spawn(process.execPath, [entry], { cwd: this.opts.root, env, stdio });
     if (typeof stdio[1] === 'number') fs.closeSync(stdio[1]);
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : null))));
     const record: Running = { child, exited, stopping: false };
