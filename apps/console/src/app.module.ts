@@ -49,7 +49,7 @@ class ConsoleCoreModule {
 @Module({})
 export class AppModule {
   static forRoot(config: ConsoleConfig, logger: Logger, controllers: Type[] = CONSOLE_CONTROLLERS): DynamicModule {
-    return {
+    const module: DynamicModule = {
       module: AppModule,
       imports: [
         ConsoleCoreModule.forRoot(config, logger),
@@ -61,9 +61,12 @@ export class AppModule {
       providers: [
         { provide: APP_FILTER, inject: [CONSOLE_LOGGER], useFactory: (l: Logger) => new HttpErrorFilter(l) },
         { provide: APP_GUARD, useClass: ConsoleGuard },
-        // The OpenAPI document, generated from this module's controllers and contracts when the console starts.
-        { provide: CONSOLE_DOCUMENT, useFactory: () => createConsoleDocument(AppModule.forRoot(config, logger, controllers)) },
+        // The OpenAPI document, generated from this module's controllers and contracts when the console
+        // starts, from a preview of this very module (calling forRoot again would register TypeORM's
+        // default data source twice: a warning at every start).
+        { provide: CONSOLE_DOCUMENT, useFactory: () => createConsoleDocument(module) },
       ],
     };
+    return module;
   }
 }

@@ -43,7 +43,7 @@ class GatewayCoreModule {
 @Module({})
 export class AppModule {
   static forRoot(config: GatewayConfig, logger: Logger): DynamicModule {
-    return {
+    const module: DynamicModule = {
       module: AppModule,
       imports: [
         GatewayCoreModule.forRoot(config, logger),
@@ -59,9 +59,12 @@ export class AppModule {
         ChatStreamer,
         WidgetAccess,
         HandoffReplies,
-        // The OpenAPI documents, generated from this module's controllers and contracts when the gateway starts.
-        { provide: API_DOCUMENTS, useFactory: () => createApiDocuments(AppModule.forRoot(config, logger)) },
+        // The OpenAPI documents, generated from this module's controllers and contracts when the gateway
+        // starts, from a preview of this very module (calling forRoot again would register TypeORM's
+        // default data source twice: a warning at every start).
+        { provide: API_DOCUMENTS, useFactory: () => createApiDocuments(module) },
       ],
     };
+    return module;
   }
 }
