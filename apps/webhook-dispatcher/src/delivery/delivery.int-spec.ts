@@ -81,8 +81,7 @@ beforeAll(async () => {
           held.open--;
           res.writeHead(200).end();
         }, 300);
-      }
-      else if (req.url?.startsWith('/gone')) res.writeHead(410).end();
+      } else if (req.url?.startsWith('/gone')) res.writeHead(410).end();
       else res.writeHead(200).end('x'.repeat(100_000));
     });
   });
