@@ -123,7 +123,7 @@ module.exports = {
       NATS_URL: nats.url,
       ...ports.env,
       LOG_LEVEL: 'warn',
-      LOG_PRETTY: 'false',
+      LOG_FORMAT: 'json',
       NODE_ENV: 'production',
       WEBHOOK_SECRET_KEY: webhookSecretKey,
       RATE_LIMIT_REQUESTS: '1000000000',

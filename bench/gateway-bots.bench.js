@@ -135,7 +135,7 @@ module.exports = {
       NATS_URL: nats.url,
       ...ports.env,
       LOG_LEVEL: 'warn',
-      LOG_PRETTY: 'false',
+      LOG_FORMAT: 'json',
       NODE_ENV: 'production',
       WEBHOOK_SECRET_KEY: webhookSecretKey,
       // The limiter is on the measured path but must never refuse.

@@ -98,7 +98,7 @@ module.exports = {
       NATS_URL: nats.url,
       ...ports.env,
       LOG_LEVEL: 'warn',
-      LOG_PRETTY: 'false',
+      LOG_FORMAT: 'json',
       NODE_ENV: 'production',
       WEBHOOK_SECRET_KEY: webhookSecretKey,
       // 25 ms polling makes ~40 requests a second: the limiter must never refuse them.

@@ -390,7 +390,7 @@ module.exports = {
       NATS_URL: nats.url,
       ...ports.env,
       LOG_LEVEL: 'warn',
-      LOG_PRETTY: 'false',
+      LOG_FORMAT: 'json',
       NODE_ENV: 'production',
       WEBHOOK_SECRET_KEY: webhookSecretKey,
       ...outbound,

@@ -84,7 +84,7 @@ describe('benchmark systems beside npm start (free ports)', () => {
       const { dbUrl, nats, logDir, webhookSecretKey } = await infra.prepareSystem(ctx);
       const ports = await infra.systemPorts(launcher.APPS);
       for (const port of [...Object.values(ports.env).map(Number).filter(Boolean), ...Object.values(ports.opsPorts)]) expect(DEFAULT_PORTS).not.toContain(port);
-      const env = { PATH: process.env['PATH'], DATABASE_URL: dbUrl, NATS_URL: nats.url, ...ports.env, LOG_LEVEL: 'warn', LOG_PRETTY: 'false', NODE_ENV: 'production', WEBHOOK_SECRET_KEY: webhookSecretKey };
+      const env = { PATH: process.env['PATH'], DATABASE_URL: dbUrl, NATS_URL: nats.url, ...ports.env, LOG_LEVEL: 'warn', LOG_FORMAT: 'json', NODE_ENV: 'production', WEBHOOK_SECRET_KEY: webhookSecretKey };
       const system = new launcher.System({ root: s.root, env, output: { kind: 'files', dir: logDir }, opsPorts: ports.opsPorts });
       ctx.defer('stop the apps', () => system.stop());
       await system.start();
@@ -97,12 +97,14 @@ describe('benchmark systems beside npm start (free ports)', () => {
   }, 120000);
 
   it('fails at once, with the app’s own error, when an app of the system cannot listen', async () => {
-    const taken = held.find((srv) => (srv.address() as net.AddressInfo).port === 9465) ?? held[0];
+    // A port of its own, held by this test: the default ones may belong to a running npm start (issue 30).
+    const [taken] = await occupy([await infra.freePort()]);
     const port = (taken.address() as net.AddressInfo).port;
     const ctx = benchContext();
+    ctx.defer('free the port', () => new Promise((r) => taken.close(r)));
     try {
       const { dbUrl, nats, logDir, webhookSecretKey } = await infra.prepareSystem(ctx);
-      const env = { PATH: process.env['PATH'], DATABASE_URL: dbUrl, NATS_URL: nats.url, GATEWAY_PORT: String(await infra.freePort()), LOG_LEVEL: 'warn', LOG_PRETTY: 'false', NODE_ENV: 'production', WEBHOOK_SECRET_KEY: webhookSecretKey };
+      const env = { PATH: process.env['PATH'], DATABASE_URL: dbUrl, NATS_URL: nats.url, GATEWAY_PORT: String(await infra.freePort()), LOG_LEVEL: 'warn', LOG_FORMAT: 'json', NODE_ENV: 'production', WEBHOOK_SECRET_KEY: webhookSecretKey };
       const system = new launcher.System({ root: s.root, env, output: { kind: 'files', dir: path.join(logDir, 'taken') }, opsPorts: { bots: port } });
       ctx.defer('stop the apps', () => system.stop());
       await system.start(['bots']);

@@ -32,7 +32,7 @@ describe('chat, conversations and analytics (spec parts 2, 4, 5)', () => {
     expect(res.frames.length).toBeGreaterThanOrEqual(1);
     expect(res.raw).toMatch(/^(data: \{.*\}\n\n)+$/s);
     for (const f of res.frames) expect(typeof f.choices[0].delta.content).toBe('string');
-    // The last frame says the answer is complete (README, Chat); there is no [DONE].
+    // The last frame says the answer is complete (docs/api.md, Chat); there is no [DONE].
     expect(res.frames.at(-1)).toEqual({ choices: [{ index: 0, delta: { content: '' }, finish_reason: 'stop' }] });
     expect(res.text).toContain('900 dollars');
     expect(res.firstFrameMs).not.toBeNull();

@@ -3,7 +3,7 @@ import * as http from 'node:http';
 import * as path from 'node:path';
 import { Client } from 'pg';
 import type { Page } from 'playwright-core';
-import { startRoutedSite, type RoutedSite } from '@sa/testing';
+import { pdfFlateBomb, startRoutedSite, type RoutedSite } from '@sa/testing';
 import { waitFor } from './support/apps';
 import { expectNoSeriousAxeViolations, screenshot, useBrowser } from './support/browser';
 import { ConsoleClient, type ConsoleResponse } from './support/console';
@@ -157,6 +157,19 @@ describe('console: the Knowledge API (issue 19)', () => {
     expect([noCsrf.status, noCsrf.body.code]).toEqual([403, 'csrf_failed']);
     expect((await documents(a)).filter((d) => d.source_type === 'file')).toHaveLength(2);
   });
+
+  it('a PDF flate bomb (1 MB inflating to 1 GB) fails with its reason, in the console list and GET /v1/kb (issue 30)', async () => {
+    const p = await peopleWithBot();
+    const bomb = await upload(p.admin, p.ws.id, 'bomb.pdf', pdfFlateBomb(1024));
+    expect(bomb.status).toBe(201);
+    const reason = "The PDF's compressed content inflates to more than 256 MB; at most 256 MB are read";
+    // Refused after inflating 256 MB natively (about a second on an idle core): more on a busy machine.
+    const list = await waitFor(() => documents(p), (l) => l.some((d) => d.id === bomb.body.data.id && d.status === 'failed'), 90000, 250);
+    const doc = list.find((d) => d.id === bomb.body.data.id);
+    expect(doc).toMatchObject({ status: 'failed', failure_reason: reason, chunk_count: 0 });
+    const listed = (await p.ws.api.get('/kb')).body.data.find((d: any) => d.id === bomb.body.data.id);
+    expect(listed).toMatchObject({ status: 'failed', failure_reason: reason });
+  }, 120000);
 
   it('a Q&A pair added in the console is what the widget answers with', async () => {
     const qa = await a.admin.post(`${knowledgeOf(a)}/qa`, { question: 'Do you gift-wrap kettles?', answer: 'Yes: gift wrapping in recycled paper costs 3 euros per kettle.', chatbotId: a.bot });

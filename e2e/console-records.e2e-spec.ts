@@ -17,7 +17,7 @@ import { newWidgetSession, widgetUrl } from './support/widget';
  * The console's Conversations, Leads and Bookings (issue 19) against the running system: the
  * console API (filters, transcript with sources and lead, lead status changes with who and when,
  * visible through GET /v1/leads, the CSV export, bookings moved exactly as PATCH /v1/bookings/{id}
- * with its 409s), then the three pages in Debian's Chromium with axe and the README screenshots.
+ * with its 409s), then the three pages in Debian's Chromium with axe and the screenshots of docs/console.md.
  */
 const s = e2eState();
 const PASSWORD = 'correct horse battery staple';
@@ -145,6 +145,11 @@ describe('console: the Conversations, Leads and Bookings API (issue 19)', () => 
     expect(second.body.data[0].id).not.toBe(first.body.data[0].id);
     expect(second.body.next).toBeNull();
     for (const q of ['band=boiling', 'minScore=101', 'minScore=x', 'status=closed', 'channel=fax', 'cursor=abc', 'limit=201']) expect([q, (await a.member.get(w(a, `/leads?${q}`))).status]).toEqual([q, 400]);
+    // A cursor whose time is no real instant (issue 30) is refused as the cursor it is, not as a member the leads service reads.
+    for (const at of ['2026-02-30T10:00:00Z', '2026-04-31T10:00:00.000Z', '0000-01-01T00:00:00Z']) {
+      const bad = await a.member.get(w(a, `/leads?cursor=${encodeURIComponent(`${at}_${first.body.data[0].id}`)}`));
+      expect([at, bad.status, bad.body.error.issues.map((i: any) => i.path.join('.'))]).toEqual([at, 400, ['query.cursor']]);
+    }
   });
 
   it('an admin changes a lead\'s status: GET /v1/leads shows it, the detail has who and when, the audit log has it; members, other workspaces and bad input are refused', async () => {

@@ -14,7 +14,7 @@ import { linksIn } from './support/smtp-capture';
  * The console (issue 16) in a real browser (playwright-core driving Debian's Chromium) against the
  * real running system: the apps on PostgreSQL, NATS and Redis, a real local SMTP server capturing
  * the e-mails and a local webhook receiver. Every page is checked with axe-core (no serious or
- * critical violation) and photographed into docs/screenshots/console-<page>.png for the README.
+ * critical violation) and photographed into docs/screenshots/console-<page>.png for docs/console.md.
  * Names used here (labels, buttons, links, routes) are the issue's contract.
  */
 const PAGES = ['sign-in', 'forgot-password', 'reset-password', 'accept-invitation', 'tokens', 'webhooks', 'webhook-detail', 'members', 'workspace', 'audit'];
@@ -78,7 +78,7 @@ describe('console in a browser: sign-in, API tokens, webhooks, members, workspac
       body: body === undefined ? undefined : JSON.stringify(body),
     });
 
-  /** axe-core on the page as it is now, its screenshot for the README, and no CSP violation so far. */
+  /** axe-core on the page as it is now, its screenshot for docs/console.md, and no CSP violation so far. */
   async function checkPage(page: Page, name: string): Promise<void> {
     await page.waitForLoadState('networkidle');
     await expectNoSeriousAxeViolations(page, `the ${name} page (${page.url()})`);

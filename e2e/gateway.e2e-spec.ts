@@ -1,10 +1,42 @@
 import { spawn } from 'node:child_process';
+import * as net from 'node:net';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { request } from './support/api';
 import { newWorkspace } from './support/fixtures';
 import { freePort } from './support/infra';
 import { e2eState } from './support/state';
+
+/**
+ * The status code a POST with this body gets, over a plain socket: the headers first, and the body
+ * only if no answer came within a second. The gateway refuses an oversized body from its
+ * Content-Length before reading it and closes; a client still writing then meets a reset that can
+ * discard the answer it was sent (EPIPE in fetch), which says nothing about the gateway.
+ */
+function statusOfOversizedPost(url: string, token: string, body: string): Promise<number> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    let answer = '';
+    const socket = net.connect(Number(u.port), u.hostname, () => {
+      socket.write(`POST ${u.pathname} HTTP/1.1\r\nHost: ${u.host}\r\nAuthorization: Bearer ${token}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`);
+      setTimeout(() => {
+        if (!answer && !socket.destroyed) socket.write(body);
+      }, 1000).unref();
+    });
+    socket.setEncoding('utf8');
+    socket.on('data', (d: string) => {
+      answer += d;
+      const m = /^HTTP\/1\.1 (\d{3})/.exec(answer);
+      if (m) {
+        resolve(Number(m[1]));
+        socket.destroy();
+      }
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', () => reject(new Error(`no HTTP answer: ${JSON.stringify(answer.slice(0, 200))}`)));
+    setTimeout(() => socket.destroy(), 15000).unref();
+  });
+}
 
 describe('gateway edge behaviour (spec parts 7 and 9)', () => {
   it('GET /v1/openapi.json needs no token and is OpenAPI 3.1.0, spec version 1.0.1', async () => {
@@ -46,8 +78,7 @@ describe('gateway edge behaviour (spec parts 7 and 9)', () => {
     expect(text.status).toBe(400);
     const empty = await request('POST', '/bots', undefined, { token: ws.token });
     expect(empty.status).toBe(400);
-    const huge = await request('POST', '/bots', undefined, { token: ws.token, rawBody: JSON.stringify({ name: 'x'.repeat(3 * 1024 * 1024) }), headers: { 'content-type': 'application/json' } });
-    expect(huge.status).toBe(400);
+    expect(await statusOfOversizedPost(`${e2eState().baseUrl}/bots`, ws.token, JSON.stringify({ name: 'x'.repeat(3 * 1024 * 1024) }))).toBe(400);
     const array = await ws.api.post('/bots', [{ name: 'x' }]);
     expect(array.status).toBe(400);
     const nul = await ws.api.post('/bots', { name: 'a\u0000b' });

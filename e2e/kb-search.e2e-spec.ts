@@ -57,7 +57,7 @@ describe('knowledge.passage.search over NATS', () => {
   it('returns passages with text, score, document id, title and source URL, best first', async () => {
     const { response, err } = await search(ctxOf(a.id), { query: 'how long does shipping take?', chatbotId: null, k: 3 });
     expect(err).toBeUndefined();
-    expect(response![0]).toEqual({ text: expect.stringContaining('three business days'), score: expect.any(Number), document_id: expect.any(String), title: 'Shipping policy', source_url: null });
+    expect(response![0]).toEqual({ text: expect.stringContaining('three business days'), score: expect.any(Number), document_id: expect.any(String), title: 'Shipping policy', source_url: null, chunk_id: expect.any(String) });
     const scores = response!.map((p) => p.score);
     expect([...scores].sort((x, y) => y - x)).toEqual(scores);
   });

@@ -12,8 +12,9 @@ import { e2eState } from './support/state';
  * running system: the server scenarios that apply (initialize, ping, tools-list, DNS-rebinding
  * protection) against the MCP server, and the authorization server scenarios (issue 17:
  * metadata endpoint, authorization code grant) against the console, an owner allowing the
- * runner's request in Chromium. `npm run conformance` is the same script; README "MCP
- * conformance" lists every authorization scenario, and why the client ones do not apply.
+ * runner's request in Chromium. `npm run conformance` is the same script; docs/mcp.md, "MCP
+ * conformance: authorization", lists every authorization scenario, and why the client ones do not
+ * apply.
  */
 function runConformance(env: Record<string, string>, onLine: (line: string) => void = () => undefined): Promise<{ code: number | null; out: string }> {
   const s = e2eState();

@@ -97,6 +97,15 @@ async function startAuthorization(clientId: string, extra: Record<string, string
   return { jar, uid: m![1]!, verifier, state };
 }
 
+/**
+ * The signed-in person's request to the consent API from the browser that started the
+ * authorization: the session cookie and that browser's interaction cookies.
+ */
+const inBrowser = (started: Pick<Started, 'jar'>) => ({
+  get: (path: string) => person.request('GET', path, undefined, { headers: { cookie: started.jar.header() } }),
+  post: (path: string, body?: unknown) => person.request('POST', path, body, { headers: { cookie: started.jar.header() } }),
+});
+
 /** Follows redirect_to (the authorization resumes) to the client's redirect URI. */
 async function resume(started: Started, redirectTo: string): Promise<URL> {
   const res = await fetch(redirectTo, { redirect: 'manual', headers: { cookie: started.jar.header() } });
@@ -106,9 +115,9 @@ async function resume(started: Started, redirectTo: string): Promise<URL> {
 
 async function authorize(clientId: string, allow: { scopes?: string[]; bot_ids?: string[] | null } = {}) {
   const started = await startAuthorization(clientId);
-  const view = await person.get(`/api/oauth/interactions/${started.uid}`);
+  const view = await inBrowser(started).get(`/api/oauth/interactions/${started.uid}`);
   expect(view.status).toBe(200);
-  const allowed = await person.post(`/api/oauth/interactions/${started.uid}/allow`, { workspace_id: ws.id, scopes: allow.scopes ?? ['bots:read', 'kb:read'], bot_ids: allow.bot_ids === undefined ? [botId] : allow.bot_ids });
+  const allowed = await inBrowser(started).post(`/api/oauth/interactions/${started.uid}/allow`, { workspace_id: ws.id, scopes: allow.scopes ?? ['bots:read', 'kb:read'], bot_ids: allow.bot_ids === undefined ? [botId] : allow.bot_ids });
   expect(allowed.status).toBe(200);
   const back = await resume(started, allowed.body.redirect_to);
   expect(back.searchParams.get('state')).toBe(started.state);
@@ -192,6 +201,32 @@ describe('MCP authorization server (oidc-provider in the console)', () => {
     expect(m.scopes_supported).toEqual(expect.arrayContaining(['bots:read', 'bookings:write']));
   });
 
+  it('errors before a person decided are shown on the console, never redirected to the client (issue 30)', async () => {
+    // Anyone may register any https redirect URI.
+    const phishing = await register({ redirect_uris: ['https://phishing.example/login'], client_name: 'Phisher' });
+    expect(phishing.status).toBe(201);
+    const id = phishing.body.client_id as string;
+    for (const q of [
+      new URLSearchParams({ client_id: id }),
+      new URLSearchParams({ client_id: id, response_type: 'code', redirect_uri: 'https://phishing.example/login', scope: 'bots:read', code_challenge_method: 'S256' }),
+      new URLSearchParams({ client_id: id, response_type: 'code', redirect_uri: 'https://phishing.example/login', code_challenge: b64url(randomBytes(32)), code_challenge_method: 'S256', resource: 'https://evil.example/mcp' }),
+    ]) {
+      const res = await fetch(`${base}/oauth/authorize?${q}`, { redirect: 'manual' });
+      expect([q.toString(), res.status, res.headers.get('location')]).toEqual([q.toString(), 400, null]);
+      expect(((await res.json()) as any).error).toMatch(/^invalid_/);
+      // A browser gets a page of the console with the error as text.
+      const page = await fetch(`${base}/oauth/authorize?${q}&state=<b>x</b>`, { redirect: 'manual', headers: { accept: 'text/html,application/xhtml+xml' } });
+      expect([page.status, page.headers.get('location')]).toEqual([400, null]);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
+      const html = await page.text();
+      expect(html).toContain('Connection request refused');
+      expect(html).toMatch(/<code>invalid_[a-z_]+<\/code>/);
+      expect(html).not.toContain('phishing.example');
+      expect(html).not.toContain('<b>');
+    }
+  });
+
   it('registers clients (DCR) and limits registrations per address', async () => {
     const first = await register();
     expect(first).toMatchObject({ status: 201 });
@@ -214,7 +249,9 @@ describe('MCP authorization server (oidc-provider in the console)', () => {
     let last = first;
     for (let i = 0; i < 8 && last.status === 201; i++) last = await register();
     expect(last.status).toBe(429);
-    expect(last.body.error).toEqual(expect.any(String));
+    // Not an RFC 7591 code (it has none for a rate limit): the MCP SDK's own, which its client maps to TooManyRequestsError.
+    expect(last.body.error).toBe('too_many_requests');
+    expect(last.body.error_description).toMatch(/retry in \d+ seconds/);
     expect(Number(last.headers.get('retry-after'))).toBeGreaterThan(0);
   });
 
@@ -240,6 +277,38 @@ describe('MCP authorization server (oidc-provider in the console)', () => {
     expect(v.workspace).toMatchObject({ id: ws.id });
   });
 
+  it('answers the consent API only in the browser that started the authorization (issue 30)', async () => {
+    // The attacker starts an authorization in his browser and sends the consent link to the owner.
+    const attacker = await startAuthorization(clientId);
+    const path = `/api/oauth/interactions/${attacker.uid}`;
+    // The owner, signed in in her own browser (no interaction cookie), or with the cookies of an authorization of her own.
+    const other = await startAuthorization(clientId);
+    for (const [who, owner] of [
+      ['no interaction cookie', { get: (p: string) => person.get(p), post: (p: string, b?: unknown) => person.post(p, b) }],
+      ['another interaction\'s cookie', inBrowser(other)],
+    ] as const) {
+      const view = await owner.get(path);
+      expect([who, view.status, view.body.code]).toEqual([who, 403, 'csrf_failed']);
+      expect(view.body.message).toMatch(/another browser/);
+      expect(JSON.stringify(view.body)).not.toContain('CIMD client');
+      const allowed = await owner.post(`${path}/allow`, { workspace_id: ws.id, scopes: ['bots:read'], bot_ids: null });
+      expect([who, allowed.status, allowed.body.code]).toEqual([who, 403, 'csrf_failed']);
+      const denied = await owner.post(`${path}/deny`);
+      expect([who, denied.status, denied.body.code]).toEqual([who, 403, 'csrf_failed']);
+    }
+    // The attacker's browser resumes: no code, the authorization asks for a consent again.
+    const res = await fetch(`${base}/oauth/authorize/${attacker.uid}`, { redirect: 'manual', headers: { cookie: attacker.jar.header() } });
+    expect(res.status).toBe(303);
+    const where = new URL(res.headers.get('location')!, base);
+    expect(where.origin).toBe(base);
+    expect(where.pathname).toMatch(/^\/oauth\/consent\//);
+    expect(where.searchParams.get('code')).toBeNull();
+    // The browser that started it still can (its own cookies), once.
+    const own = await inBrowser(other).post(`/api/oauth/interactions/${other.uid}/allow`, { workspace_id: ws.id, scopes: ['bots:read'], bot_ids: null });
+    expect(own.status).toBe(200);
+    expect((await resume(other, own.body.redirect_to)).searchParams.get('code')).toBeTruthy();
+  });
+
   it('stores no token, code or id in clear', async () => {
     const { Client } = await import('pg');
     const db = new Client({ connectionString: s.databaseUrl });
@@ -257,13 +326,15 @@ describe('MCP authorization server (oidc-provider in the console)', () => {
 
   it('refuses another resource and a missing PKCE', async () => {
     const q = new URLSearchParams({ response_type: 'code', client_id: clientId, redirect_uri: REDIRECT, scope: 'bots:read', code_challenge: b64url(randomBytes(32)), code_challenge_method: 'S256', resource: 'https://evil.example/mcp' });
+    // Refused on the console, not redirected to the client (issue 30: no redirect before a person decided).
     const res = await fetch(`${base}/oauth/authorize?${q}`, { redirect: 'manual' });
-    expect(res.status).toBe(303);
-    expect(new URL(res.headers.get('location')!).searchParams.get('error')).toBe('invalid_target');
+    expect([res.status, res.headers.get('location')]).toEqual([400, null]);
+    expect(((await res.json()) as any).error).toBe('invalid_target');
     q.delete('code_challenge');
     q.set('resource', resource);
     const noPkce = await fetch(`${base}/oauth/authorize?${q}`, { redirect: 'manual' });
-    expect(new URL(noPkce.headers.get('location')!).searchParams.get('error')).toBe('invalid_request');
+    expect([noPkce.status, noPkce.headers.get('location')]).toEqual([400, null]);
+    expect(((await noPkce.json()) as any).error).toBe('invalid_request');
     const wrongAtToken = await form('/oauth/token', { grant_type: 'refresh_token', refresh_token: refresh, client_id: clientId, resource: 'https://evil.example/mcp' });
     expect(wrongAtToken.status).toBe(400);
     expect(wrongAtToken.body.error).toBe('invalid_target');
@@ -301,7 +372,7 @@ describe('MCP authorization server (oidc-provider in the console)', () => {
 
   it('Deny sends access_denied to the client', async () => {
     const started = await startAuthorization(clientId);
-    const denied = await person.post(`/api/oauth/interactions/${started.uid}/deny`);
+    const denied = await inBrowser(started).post(`/api/oauth/interactions/${started.uid}/deny`);
     expect(denied.status).toBe(200);
     const back = await resume(started, denied.body.redirect_to);
     expect(back.searchParams.get('error')).toBe('access_denied');
@@ -310,15 +381,16 @@ describe('MCP authorization server (oidc-provider in the console)', () => {
 
   it('checks the Allow: scopes requested only, bots of the workspace, CSRF, a session', async () => {
     const started = await startAuthorization(clientId);
-    const notRequested = await person.post(`/api/oauth/interactions/${started.uid}/allow`, { workspace_id: ws.id, scopes: ['bookings:write'], bot_ids: null });
+    const browser = inBrowser(started);
+    const notRequested = await browser.post(`/api/oauth/interactions/${started.uid}/allow`, { workspace_id: ws.id, scopes: ['bookings:write'], bot_ids: null });
     expect(notRequested.status).toBe(400);
-    const foreignBot = await person.post(`/api/oauth/interactions/${started.uid}/allow`, { workspace_id: ws.id, scopes: ['bots:read'], bot_ids: ['00000000-0000-4000-8000-000000000000'] });
+    const foreignBot = await browser.post(`/api/oauth/interactions/${started.uid}/allow`, { workspace_id: ws.id, scopes: ['bots:read'], bot_ids: ['00000000-0000-4000-8000-000000000000'] });
     expect(foreignBot.status).toBe(400);
-    const noCsrf = await person.request('POST', `/api/oauth/interactions/${started.uid}/allow`, { workspace_id: ws.id, scopes: ['bots:read'], bot_ids: null }, { csrf: null });
+    const noCsrf = await person.request('POST', `/api/oauth/interactions/${started.uid}/allow`, { workspace_id: ws.id, scopes: ['bots:read'], bot_ids: null }, { csrf: null, headers: { cookie: started.jar.header() } });
     expect(noCsrf.status).toBe(403);
     const anonymous = await new ConsoleClient(base).get(`/api/oauth/interactions/${started.uid}`);
     expect(anonymous.status).toBe(401);
-    const all = await person.post(`/api/oauth/interactions/${started.uid}/allow`, { workspace_id: ws.id, scopes: ['bots:read'], bot_ids: [botId, otherBotId] });
+    const all = await browser.post(`/api/oauth/interactions/${started.uid}/allow`, { workspace_id: ws.id, scopes: ['bots:read'], bot_ids: [botId, otherBotId] });
     expect(all.status).toBe(200);
   });
 
@@ -378,7 +450,7 @@ describe('MCP authorization server (oidc-provider in the console)', () => {
     const res = await fetch(authorizationUrl, { redirect: 'manual' });
     jar.take(res);
     const uid = /\/oauth\/consent\/([A-Za-z0-9_-]+)$/.exec(res.headers.get('location')!)![1]!;
-    const allowed = await person.post(`/api/oauth/interactions/${uid}/allow`, { workspace_id: ws.id, scopes: ['bots:read'], bot_ids: null });
+    const allowed = await inBrowser({ jar }).post(`/api/oauth/interactions/${uid}/allow`, { workspace_id: ws.id, scopes: ['bots:read'], bot_ids: null });
     expect(allowed.status).toBe(200);
     const back = await resume({ jar, uid, verifier: codeVerifier, state: 'sdk-state' }, allowed.body.redirect_to);
     const tokens = await exchangeAuthorization(base, { metadata, clientInformation, authorizationCode: back.searchParams.get('code')!, codeVerifier, redirectUri: REDIRECT, resource: new URL(resource) });

@@ -22,7 +22,9 @@ const PASSWORD = 'correct horse battery staple';
 describe('MCP server: OAuth protected resource (issue 17)', () => {
   const s = e2eState();
   const wellKnown = new URL('/.well-known/oauth-protected-resource', s.mcpUrl).toString();
-  const resourceMetadata = `resource_metadata="${wellKnown}"`;
+  const metadataParam = `resource_metadata="${wellKnown}"`;
+  // Every 401: where the metadata is, and the scopes to ask for (those of the tools, issue 30).
+  const resourceMetadata = `${metadataParam}, scope="bots:read kb:read kb:write chat:invoke conversations:read leads:read analytics:read bookings:read bookings:write"`;
   let a: TestWorkspace;
   let owner: ConsoleClient;
   let member: ConsoleClient;
@@ -113,7 +115,7 @@ describe('MCP server: OAuth protected resource (issue 17)', () => {
       expect(challenge).toMatch(/^Bearer /);
       expect(challenge).toContain('error="insufficient_scope"');
       expect(challenge).toContain('scope="bots:read kb:read kb:write"');
-      expect(challenge).toContain(resourceMetadata);
+      expect(challenge).toContain(metadataParam);
       expect(await res.json()).toEqual(expect.objectContaining({ code: 'insufficient_scope', required_scope: 'kb:write' }));
     });
 

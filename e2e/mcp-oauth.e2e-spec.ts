@@ -29,6 +29,8 @@ import { errorOf } from './support/mcp';
 const OWNER = { email: 'olga.oauth@example.com', password: 'owner password for the oauth suite', name: 'Olga OAuth' };
 const KEEP = ['bots:read', 'kb:read'];
 const ALL_SCOPES = ['bots:read', 'bots:write', 'kb:read', 'kb:write', 'chat:invoke', 'conversations:read', 'leads:read', 'analytics:read', 'bookings:read', 'bookings:write'];
+/** The scopes of the MCP tools: the 401's scope hint (no tool needs bots:write). */
+const TOOL_SCOPES = ALL_SCOPES.filter((s) => s !== 'bots:write');
 
 /** An OAuthClientProvider that keeps everything in memory and hands the authorization URL to the test. */
 class TestProvider implements OAuthClientProvider {
@@ -252,7 +254,7 @@ describe('MCP OAuth: the official SDK client connects through the console (issue
         expect(text).toMatch(/unverified/i);
         expect(text).toContain('127.0.0.1');
         await expectNoSeriousAxeViolations(page, `the consent page (${page.url()})`);
-        // (The README's consent screenshot is taken by e2e/console.e2e-spec.ts.)
+        // (The consent screenshot in docs/mcp.md is taken by e2e/console.e2e-spec.ts.)
         expect(b.cspViolations()).toEqual([]);
       }
     }
@@ -309,6 +311,12 @@ describe('MCP OAuth: the official SDK client connects through the console (issue
     expect(challenge).toMatch(/^Bearer /);
     const prmUrl = /resource_metadata="([^"]+)"/.exec(challenge)?.[1];
     expect(prmUrl).toBeDefined();
+    // The scopes to ask for (MCP authorization 2025-11-25, scope selection): those of the tools.
+    expect(/scope="([^"]+)"/.exec(challenge)?.[1]).toBe(TOOL_SCOPES.join(' '));
+    // The body speaks of both ways in, not only of API tokens.
+    const body = (await res.json()) as any;
+    expect(body.code).toBe('unauthorized');
+    expect(body.message).toMatch(/OAuth access token/);
     for (const u of [prmUrl!, `${origin}/.well-known/oauth-protected-resource`, `${origin}/.well-known/oauth-protected-resource/mcp`]) {
       const prm = await fetch(u);
       expect([u, prm.status]).toEqual([u, 200]);
@@ -345,6 +353,8 @@ describe('MCP OAuth: the official SDK client connects through the console (issue
       expect(requests.some((r) => r.includes('/oauth/register'))).toBe(false);
       expect(site.cimdFetches).toBeGreaterThan(0);
       expect(provider.authUrl!.searchParams.get('client_id')).toBe(cimdUrl());
+      // The SDK asked for the 401's scope hint, not for every scope of the metadata.
+      expect(provider.authUrl!.searchParams.get('scope')).toBe(TOOL_SCOPES.join(' '));
 
       const code = callback.searchParams.get('code');
       expect(code).toBeTruthy();
@@ -507,6 +517,75 @@ describe('MCP OAuth: the official SDK client connects through the console (issue
       const { callback } = await authorize(provider, { action: 'Deny' });
       expect(callback.searchParams.get('error')).toBe('access_denied');
       expect(callback.searchParams.get('code')).toBeNull();
+    });
+  });
+
+  describe('the consent is bound to the browser that started the authorization (issue 30)', () => {
+    it('a consent link opened in another browser is refused there; the attacker gets no code that works; the owner sees why', async () => {
+      // The attacker registers a client named "Claude" and starts the authorization in his own browser.
+      const attacker = new TestProvider(redirectUri(), {
+        client_name: 'Claude',
+        redirect_uris: [redirectUri()],
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+      });
+      const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: attacker, fetch: recordingFetch });
+      await expect(new Client({ name: 'attacker', version: '1.0.0' }).connect(transport)).rejects.toThrow(UnauthorizedError);
+      const attackerPage = await (await b.newContext()).newPage();
+      await attackerPage.goto(attacker.authUrl!.href);
+      await attackerPage.waitForURL(/\/sign-in\?next=/, { timeout: 15000 });
+      const consentPath = new URL(attackerPage.url()).searchParams.get('next')!;
+      const uid = /^\/oauth\/consent\/([A-Za-z0-9_-]+)$/.exec(consentPath)?.[1];
+      expect(uid).toBeDefined();
+
+      // The owner, signed in in her own browser, opens the link he sent her.
+      const victim = b.page();
+      await victim.goto(url('/sign-in'));
+      await signIn(victim);
+      await victim.waitForURL((u) => !u.pathname.startsWith('/sign-in'), { timeout: 15000 });
+      await victim.goto(url(consentPath));
+      const allow = victim.getByRole('button', { name: 'Allow', exact: true });
+      const refusal = victim.getByText('This request was started in another browser.');
+      await allow.or(refusal).first().waitFor({ timeout: 15000 });
+      if (await allow.isVisible()) {
+        // What the consent page offered before the fix: she clicks Allow.
+        await allow.click();
+        await victim.waitForURL(/\/oauth\/authorize\//, { timeout: 15000 });
+      }
+
+      // While the request still waits, the consent API refuses her browser's Allow too (403, not a grant).
+      if (!(await allow.isVisible().catch(() => false))) {
+        const session = (await (await victim.context().request.get(url('/api/session'))).json()) as any;
+        const forced = await victim.context().request.post(url(`/api/oauth/interactions/${uid}/allow`), {
+          headers: { origin: sys.consoleUrl, 'x-csrf-token': session.csrf_token },
+          data: { workspace_id: ws.id, scopes: ['leads:read'], bot_ids: null },
+        });
+        expect(forced.status()).toBe(403);
+        expect(((await forced.json()) as any).code).toBe('csrf_failed');
+      }
+
+      // The attacker's browser resumes the authorization.
+      const callback = site.nextCallback();
+      await attackerPage.goto(url(`/oauth/authorize/${uid}`));
+      const got = await Promise.race([callback, new Promise<null>((resolve) => setTimeout(() => resolve(null), 3000))]);
+      const code = got?.searchParams.get('code');
+      if (code) {
+        await transport.finishAuth(code);
+        const stolen = await connect(attacker);
+        const leads = await call(stolen, 'list_leads');
+        throw new Error(`the attacker got a code and a token for the owner's workspace: list_leads answered ${JSON.stringify(leads.structuredContent ?? leads.content).slice(0, 200)}`);
+      }
+      expect(got).toBeNull();
+      // His browser is asked for a consent again (it would have to be his own, in his own workspace).
+      expect(attackerPage.url()).toMatch(/\/(sign-in|oauth\/consent\/)/);
+
+      // The owner saw a clear refusal and had nothing to click.
+      await expect(refusal.isVisible()).resolves.toBe(true);
+      await expect(allow.count()).resolves.toBe(0);
+      const text = (await victim.evaluate('document.body.innerText')) as string;
+      expect(text).toMatch(/someone may have sent you this link/);
+      await expectNoSeriousAxeViolations(victim, 'the consent page opened in another browser');
     });
   });
 });

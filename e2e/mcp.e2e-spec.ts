@@ -81,7 +81,7 @@ describe('MCP server (Streamable HTTP, protocol 2025-11-25)', () => {
       for (const [name, headers] of Object.entries(cases)) {
         const res = await mcpPost(INITIALIZE, headers);
         // Where to discover the authorization server (RFC 9728, issue 17); invalid_token when a bearer was refused (RFC 6750).
-        const metadata = `resource_metadata="${new URL('/.well-known/oauth-protected-resource', s.mcpUrl)}"`;
+        const metadata = `resource_metadata="${new URL('/.well-known/oauth-protected-resource', s.mcpUrl)}", scope="bots:read kb:read kb:write chat:invoke conversations:read leads:read analytics:read bookings:read bookings:write"`;
         const challenge = headers['authorization']?.startsWith('Bearer') ? `Bearer error="invalid_token", ${metadata}` : `Bearer ${metadata}`;
         expect([name, res.status, res.headers.get('www-authenticate')]).toEqual([name, 401, challenge]);
         expect(JSON.parse(res.text)).toEqual(expect.objectContaining({ code: 'unauthorized' }));

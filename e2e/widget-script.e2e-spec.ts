@@ -188,7 +188,7 @@ describe('the widget script (GET /widget/v1/embed.js) on a page of another origi
     await dialog.waitFor({ state: 'hidden' });
   });
 
-  it('a page on an origin the bot does not allow cannot chat, and says so', async () => {
+  it('a page on an origin the bot does not allow cannot chat, and says the assistant is unavailable (no CORS grant, not even for the 403: issue 30)', async () => {
     await admin(['widget', 'set', '--bot', bot, '--origins', 'https://shop.example.com']);
     try {
       const page = b.page();
@@ -197,7 +197,7 @@ describe('the widget script (GET /widget/v1/embed.js) on a page of another origi
       const dialog = page.getByRole('dialog');
       await dialog.getByRole('textbox', { name: 'Message' }).fill('Hello?');
       await dialog.getByRole('button', { name: 'Send' }).click();
-      await dialog.getByText('This chat is not enabled on this website.').waitFor();
+      await dialog.getByText('The assistant is not available right now.').waitFor();
     } finally {
       await admin(['widget', 'set', '--bot', bot, '--no-origins']);
     }

@@ -52,7 +52,7 @@ describe('widget settings on the widget API (issue 18)', () => {
     const first = await request('GET', '', undefined, { baseUrl: url(bot, 'config') });
     expect(first.status).toBe(200);
     expect(first.headers.get('cache-control')).toBe('no-cache');
-    expect(first.body).toEqual({ data: { bot_id: bot, name: 'Shop helper', language: 'en', theme: { color: '#1a5fcc', position: 'right', greeting: null, launcher_text: null }, identity: false } });
+    expect(first.body).toEqual({ data: { bot_id: bot, name: 'Shop helper', language: 'en', theme: { color: '#1a5fcc', position: 'right', greeting: null, launcher_text: null }, identity: false, starter_questions: [] } });
 
     const shown = await admin<any>(['widget', 'show', '--bot', bot]);
     expect(shown).toEqual({ chatbot_id: bot, allowed_origins: [], theme: first.body.data.theme, identity_secret: { set: false, created_at: null }, updated_at: null });
@@ -98,6 +98,7 @@ describe('widget settings on the widget API (issue 18)', () => {
     const evil = await rawHttp(url(bot, 'chat'), { method: 'POST', headers: { origin: 'https://evil.example', 'content-type': 'application/json' }, body: '{not json' });
     expect(evil.status).toBe(403);
     expect(jsonOf(evil)).toMatchObject({ code: 'origin_not_allowed' });
+    expect(evil.headers['access-control-allow-origin']).toBeUndefined();
     const evilConfig = await request('GET', '', undefined, { baseUrl: url(bot, 'config'), headers: { origin: 'https://evil.example' } });
     expect(evilConfig.status).toBe(403);
     const sessions = await request('POST', '', {}, { baseUrl: url(bot, 'sessions'), headers: { origin: 'http://localhost:8081' } });

@@ -47,7 +47,7 @@ const runs = (st) => st.ins.filter((i) => i.getKeyword() === 'RUN').map((i) => i
 const build = stages[0];
 const runtime = stages.at(-1);
 // npm install from the copied lockfile, not npm ci: npm 11 (Node 24's) refuses npm ci with a lockfile
-// that lacks other platforms' optional binaries (see the Dockerfile and docs/decisions.md).
+// that lacks other platforms' optional binaries (see the Dockerfile and docs/decisions/deployment.md).
 const installs = (c) => /\bnpm (ci|install)\b/.test(c) && !/\bnpm install\s+[^-\s]/.test(c);
 const copiesLock = (st) => st.ins.some((i) => i.getKeyword() === 'COPY' && /\bpackage-lock\.json\b/.test(i.getArgumentsContent() ?? ''));
 r.ok(copiesLock(build) && runs(build).some((c) => installs(c) && !/--omit=dev/.test(c)), 'build stage: npm install from package-lock.json (all dependencies)');

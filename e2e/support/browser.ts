@@ -7,7 +7,7 @@ import { Browser, BrowserContext, BrowserContextOptions, chromium, Page } from '
  * `.ci/run` installs it with apt when missing; nothing is downloaded at test time). One browser
  * per test file, a new context (cookies, storage) per test. Accessibility is checked with
  * axe-core injected into the page (@axe-core/playwright needs Node 22); screenshots go to
- * docs/screenshots/ (the README embeds them).
+ * docs/screenshots/ (the guides in docs/ embed them).
  */
 
 /** Without the networking flags Chromium keeps trying the (closed) network. */
@@ -181,7 +181,7 @@ export async function expectNoSeriousAxeViolations(page: Page, label = page.url(
 
 export const SCREENSHOT_DIR = path.resolve(__dirname, '..', '..', 'docs', 'screenshots');
 
-/** Writes docs/screenshots/console-<name>.png (the README's pictures) and returns its path. */
+/** Writes docs/screenshots/console-<name>.png (the pictures of docs/console.md) and returns its path. */
 export async function screenshot(page: Page, name: string, dir = process.env['SCREENSHOT_DIR'] || SCREENSHOT_DIR): Promise<string> {
   if (!/^[a-z0-9-]+$/.test(name)) throw new Error(`screenshot name ${JSON.stringify(name)}: use a-z, 0-9 and -`);
   fs.mkdirSync(dir, { recursive: true });

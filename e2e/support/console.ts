@@ -27,7 +27,9 @@ export class ConsoleClient {
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };
     const origin = opts.origin === undefined ? this.baseUrl : opts.origin;
     if (origin !== null) headers['origin'] = origin;
-    if (this.cookie) headers['cookie'] = this.cookie;
+    // The session cookie, and any other cookie of this "browser" the test passes (oidc-provider's interaction cookies).
+    const cookies = [this.cookie, opts.headers?.['cookie']].filter(Boolean);
+    if (cookies.length) headers['cookie'] = cookies.join('; ');
     const csrf = opts.csrf === undefined ? this.csrf : opts.csrf;
     if (csrf && !['GET', 'HEAD'].includes(method)) headers['x-csrf-token'] = csrf;
     if (body !== undefined) headers['content-type'] = 'application/json';
@@ -128,7 +130,7 @@ export interface WorkspacePeople {
 
 /**
  * An owner, an admin and a member of the workspace, each signed in to the console's API. `named`
- * gives the fixed addresses the README screenshots show; otherwise they are unique.
+ * gives the fixed addresses the screenshots in docs/ show; otherwise they are unique.
  */
 export async function workspacePeople(workspaceId: string, password: string, named = false): Promise<WorkspacePeople> {
   const tag = randomBytes(4).toString('hex');

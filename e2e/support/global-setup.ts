@@ -52,9 +52,13 @@ export default async function globalSetup(): Promise<void> {
     // Every browser and API test signs in from 127.0.0.1: the per-address limit of failed sign-ins
     // is tested apart (sign-in-throttle specs); the per-account one is kept.
     CONSOLE_SIGNIN_MAX_FAILURES_PER_ADDRESS: '1000',
+    // The first delay after the free failures (default 1 s) long enough that the throttle tests'
+    // next attempt surely falls inside it on a loaded machine (console-signin-throttle.e2e-spec
+    // starts a console of its own with short delays).
+    CONSOLE_SIGNIN_DELAY_SECONDS: '60',
     CONSOLE_THROTTLE_PREFIX: `${rateLimitPrefix}console:`,
     LOG_LEVEL: 'info',
-    LOG_PRETTY: 'false',
+    LOG_FORMAT: 'json',
     NODE_ENV: 'test',
     RATE_LIMIT_REQUESTS: '100000',
     WIDGET_RATE_LIMIT_REQUESTS: '100000',

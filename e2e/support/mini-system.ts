@@ -36,7 +36,7 @@ export async function startMiniSystem(apps: string[], env: Record<string, string
   };
   for (const app of apps) start(app);
   if (apps.includes('gateway')) {
-    await waitFor(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status).catch(() => 0), (st) => st === 200, 20000).catch((err) => {
+    await waitFor(() => fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.status).catch(() => 0), (st) => st === 200, 60000).catch((err) => {
       throw new Error(`gateway not up: ${(err as Error).message}\n${running.get('gateway')?.stderrTail() ?? ''}`);
     });
   }

@@ -6,7 +6,7 @@ import { AddressInfo } from 'node:net';
  * A customer's website for the visitor widget's browser tests (issue 18): a node http server on an
  * origin of its own (http://localhost:<port>; the same server also answers as
  * http://127.0.0.1:<port>, another origin, which a bot's allowed origins can leave out). Its pages
- * embed the widget exactly as the README tells a site to (the tag from the gateway with the
+ * embed the widget exactly as docs/widget.md tells a site to (the tag from the gateway with the
  * published SRI hash and crossorigin="anonymous"), under a strict Content-Security-Policy that only
  * adds the gateway to script-src and connect-src, with the site's own external script (no inline
  * script) calling `SupportAgent.identify` with a hash the site computed on its server.
@@ -46,7 +46,7 @@ export const ARTICLES: Record<string, { title: string; text: string }> = {
   },
 };
 
-/** userHash as the README tells a site to compute it: lowercase hex HMAC-SHA256(secret, externalUserId). */
+/** userHash as docs/widget.md tells a site to compute it: lowercase hex HMAC-SHA256(secret, externalUserId). */
 export function userHash(secret: string, externalUserId: string): string {
   return createHmac('sha256', Buffer.from(secret, 'utf8')).update(Buffer.from(externalUserId, 'utf8')).digest('hex');
 }

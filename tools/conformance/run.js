@@ -10,7 +10,7 @@
  * header, so it talks to a local proxy that adds `Authorization: Bearer <MCP_TOKEN>` and forwards
  * everything else (Host and Origin included) unchanged.
  *
- * Scenarios: the server scenarios that apply to this server (see README, "MCP conformance").
+ * Scenarios: the server scenarios that apply to this server (see docs/mcp.md, "MCP conformance").
  * Exit code 0 when every scenario passes with no failure and no warning.
  *
  * Authorization (issue 17): with CONFORMANCE_AS_URL (the console's origin, the authorization
@@ -20,7 +20,7 @@
  * (a client registered with the redirect URI http://127.0.0.1:<CONFORMANCE_CALLBACK_PORT,
  * 3000>/callback), authorization-code-grant, which needs a person: the authorization URL is
  * printed as `AUTHORIZE <url>`; open it, sign in and "Allow". CONFORMANCE_RESOURCE is the resource
- * parameter (default MCP_URL). See README "MCP conformance" for which pass.
+ * parameter (default MCP_URL). See docs/mcp.md, "MCP conformance", for which pass.
  */
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');

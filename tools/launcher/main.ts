@@ -1,11 +1,15 @@
 import * as path from 'node:path';
 import { DEFAULT_DATABASE_URL, DEFAULT_NATS_URL } from '@sa/config';
+import { LogFormat, createPrettifier, logFormatFromEnv } from '@sa/logging';
 import { describeSecretKey, loadOrCreateKeyFile, localSecretKeyFile, parseSecretKey } from '@sa/webhook-registry';
 import { runMigrations } from '../migrate/run-migrations';
 import { serviceRolesFromEnv } from '../migrate/service-roles';
-import { APPS, System } from './system';
+import { prepareSetupCode } from './first-run';
+import { checkDependencies, redactUrl } from './preflight';
+import { APPS, AppName, System } from './system';
 
-// `npm start`: migrate (and provision each app's role), start all nine apps, wait until ready, print the URLs; Ctrl-C stops all.
+// `npm start`: check PostgreSQL, NATS (and Redis when configured) answer, migrate (and provision
+// each app's role), start all nine apps, wait until ready, print the URLs; Ctrl-C stops all.
 async function main(): Promise<void> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -16,22 +20,49 @@ async function main(): Promise<void> {
     CONSOLE_PORT: process.env['CONSOLE_PORT'] || '3002',
     NODE_ENV: process.env['NODE_ENV'] || 'production',
   };
-  if (process.stdout.isTTY && env['LOG_PRETTY'] === undefined) env['LOG_PRETTY'] = 'true';
   const say = (line: string) => process.stdout.write(`[launcher] ${line}\n`);
+  const complain = (line: string) => process.stderr.write(`[launcher] ${line}\n`);
+
+  // What a person reads: one readable line an event on a terminal, the apps' JSON as it is
+  // elsewhere (CI, containers, a pipe); LOG_FORMAT=json|pretty decides instead.
+  let format: LogFormat;
+  try {
+    format = logFormatFromEnv(process.env, process.stdout.isTTY ? 'pretty' : 'json');
+  } catch (err) {
+    complain((err as Error).message);
+    process.exit(1);
+  }
+  const prettify = format === 'pretty' ? createPrettifier() : null;
+  if (format === 'pretty' && !prettify) say('pino-pretty is not installed (a dev dependency: npm install): the apps log JSON');
+  // The apps always write JSON to the launcher, which writes each line on, as it is or readable:
+  // one formatter, in one process, and no line of an app in the middle of another's.
+  env['LOG_FORMAT'] = 'json';
+  delete env['LOG_PRETTY'];
+  const write = (_app: AppName, line: string, stream: 'stdout' | 'stderr') => process[stream].write(prettify ? prettify(line) : `${line}\n`);
+
+  // Every server the system needs, before anything is written: each one that does not answer is
+  // named with the command that starts it, rather than a stack trace or a start that times out.
+  const unreachable = await checkDependencies(env);
+  if (unreachable.length > 0) {
+    for (const line of unreachable) complain(line);
+    process.exit(1);
+  }
 
   const root = path.resolve(__dirname, '..', '..', '..');
   say(webhookSecretKey(env, root));
   // DATABASE_URL migrates; each app connects as its own role (System gives each its URL).
-  say(`database ${redact(env['DATABASE_URL']!)}`);
+  say(`database ${redactUrl(env['DATABASE_URL']!)}`);
   await runMigrations(env['DATABASE_URL']!, say, serviceRolesFromEnv(env));
+  const setupLine = await prepareSetupCode(env);
 
-  const system = new System({ root, env, output: { kind: 'inherit' }, restartOnCrash: true, onEvent: say });
+  const system = new System({ root, env, output: { kind: 'lines', write }, restartOnCrash: true, onEvent: say });
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     say(`${signal}: stopping all apps`);
     await system.stop(Number(env['SHUTDOWN_GRACE_MS'] ?? 10000) + 5000);
+    await system.settle(100, 1000); // the apps' last lines, still in the pipes
     say('stopped');
     process.exit(0);
   };
@@ -40,11 +71,14 @@ async function main(): Promise<void> {
 
   await system.start();
   await system.waitReady(Number(env['START_TIMEOUT_MS'] ?? 90000));
+  // The summary comes last: after the lines the apps wrote while starting.
+  await system.settle();
   say('ready');
   const ops = APPS.map((app) => `${app} ${system.opsPort(app)}`).join(', ');
   process.stdout.write(
     `\n  REST API base URL: ${system.baseUrl}\n  MCP server URL:    ${system.mcpUrl}\n  OpenAPI document:  ${system.baseUrl}/openapi.json\n` +
       `  Console: ${system.consoleUrl}\n` +
+      (setupLine ? `  ${setupLine}\n` : '') +
       `  Ops endpoints:     http://127.0.0.1:<port>/healthz, /readyz, /metrics (${ops})\n\n  Press Ctrl-C to stop.\n\n`,
   );
 }
@@ -62,10 +96,6 @@ function webhookSecretKey(env: NodeJS.ProcessEnv, root: string): string {
   const { key, created } = loadOrCreateKeyFile(file);
   env['WEBHOOK_SECRET_KEY'] = key.toString('hex');
   return describeSecretKey({ key, source: { kind: 'file', path: file, created }, toJSON: () => null });
-}
-
-function redact(url: string): string {
-  return url.replace(/\/\/([^:@/]+):[^@/]+@/, '//$1:***@');
 }
 
 main().catch((err: unknown) => {

@@ -1,6 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as readline from 'node:readline';
 import { appDatabaseEnv } from '@sa/config';
 
 /** The nine apps, each its own process (and in Kubernetes its own Deployment). */
@@ -16,8 +17,11 @@ export interface SystemOptions {
    * app's role as user; none for mcp), and no other app's.
    */
   env: NodeJS.ProcessEnv;
-  /** Where app output goes: the launcher's own stdout, one file per app, or nowhere. */
-  output: { kind: 'inherit' } | { kind: 'files'; dir: string } | { kind: 'ignore' };
+  /**
+   * Where app output goes: the launcher's own stdout, one file per app, nowhere, or line by line
+   * to `write` (npm start: as it is, or made readable for a person; see settle).
+   */
+  output: { kind: 'inherit' } | { kind: 'files'; dir: string } | { kind: 'ignore' } | { kind: 'lines'; write: (app: AppName, line: string, stream: 'stdout' | 'stderr') => void };
   /** Restart an app that exits on its own (npm start); tests leave this off to see crashes. */
   restartOnCrash?: boolean;
   onEvent?: (line: string) => void;
@@ -47,6 +51,8 @@ export class System {
   /** Apps that exited on their own and are not restarted (no restartOnCrash, or it gave up): why. */
   private readonly failed = new Map<AppName, string>();
   private closing = false;
+  /** When an app last wrote a line (output `lines`). */
+  private lastLineAt = 0;
 
   constructor(private readonly opts: SystemOptions) {}
 
@@ -93,8 +99,9 @@ export class System {
     const entry = path.join(this.opts.root, 'dist', 'apps', app, 'src', 'main.js');
     if (!fs.existsSync(entry)) throw new Error(`${entry} is missing: run npm run build`);
     const out = this.opts.output;
-    let stdio: ('inherit' | 'ignore' | number)[] = ['ignore', 'inherit', 'inherit'];
+    let stdio: ('inherit' | 'ignore' | 'pipe' | number)[] = ['ignore', 'inherit', 'inherit'];
     if (out.kind === 'ignore') stdio = ['ignore', 'ignore', 'ignore'];
+    if (out.kind === 'lines') stdio = ['ignore', 'pipe', 'pipe'];
     if (out.kind === 'files') {
       fs.mkdirSync(out.dir, { recursive: true });
       const fd = fs.openSync(path.join(out.dir, `${app}.log`), 'a');
@@ -107,6 +114,16 @@ export class System {
     // For TypeScript positions in stack traces: NODE_OPTIONS=--enable-source-maps npm start.
     const child = spawn(process.execPath, [entry], { cwd: this.opts.root, env, stdio });
     if (typeof stdio[1] === 'number') fs.closeSync(stdio[1]);
+    if (out.kind === 'lines') {
+      for (const stream of ['stdout', 'stderr'] as const) {
+        const input = child[stream];
+        if (!input) continue;
+        readline.createInterface({ input, crlfDelay: Infinity }).on('line', (line) => {
+          this.lastLineAt = Date.now();
+          out.write(app, line, stream);
+        });
+      }
+    }
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code, signal) => resolve(code ?? (signal ? 128 : null))));
     const record: Running = { child, exited, stopping: false };
     this.running.set(app, record);
@@ -176,6 +193,17 @@ export class System {
       if (port) await this.poll(`${this.opsUrl('console')}/readyz`, (status) => status === 200, deadline, timeoutMs);
       else await this.poll(`${this.consoleUrl}/api/session`, (status) => status === 401, deadline, timeoutMs);
     }
+  }
+
+  /**
+   * With output `lines`: waits until no app has written a line for `quietMs` (at most `maxMs`), so
+   * that what the caller prints next (npm start's summary) follows the lines the apps wrote while
+   * starting, which may still be on their way through the pipes when the system turns ready.
+   */
+  async settle(quietMs = 400, maxMs = 5000): Promise<void> {
+    if (this.opts.output.kind !== 'lines') return;
+    const deadline = Date.now() + maxMs;
+    while (Date.now() < deadline && Date.now() - this.lastLineAt < quietMs) await new Promise((r) => setTimeout(r, 50));
   }
 
   private async poll(url: string, ready: (status: number) => boolean, deadline: number, timeoutMs: number): Promise<void> {

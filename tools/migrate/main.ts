@@ -3,7 +3,7 @@ import { runMigrations } from './run-migrations';
 
 // `npm run migrate`: creates the database when missing, applies every app's migrations and gives
 // each app's role its own schema. DATABASE_URL is the administrator's; the apps' roles are the
-// users of <APP>_DATABASE_URL, or sa_<app> (see README, Configuration).
+// users of <APP>_DATABASE_URL, or sa_<app> (see docs/configuration.md, database roles).
 const url = process.env['DATABASE_URL'] || DEFAULT_DATABASE_URL;
 runMigrations(url, (line) => process.stdout.write(`${line}\n`))
   .then((ran) => {

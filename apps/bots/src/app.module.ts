@@ -9,6 +9,9 @@ import { BotsRepository } from './bots/bots.repository';
 import { BotsService } from './bots/bots.service';
 import { loadBotsConfig } from './config/bots.config';
 import { SecretBox } from '@sa/webhook-registry';
+import { BehaviourHandler } from './behaviour/behaviour.handler';
+import { BehaviourRepository } from './behaviour/behaviour.repository';
+import { BehaviourService } from './behaviour/behaviour.service';
 import { WidgetSettingsHandler } from './widget/widget-settings.handler';
 import { WidgetSettingsRepository } from './widget/widget-settings.repository';
 import { WIDGET_SECRET_BOX, WidgetSettingsService } from './widget/widget-settings.service';
@@ -22,7 +25,7 @@ const config = loadBotsConfig();
     OpsModule.forService('bots', config),
     EventsModule.forService({ schema: 'bots', natsUrl: config.natsUrl, stream: { name: config.eventsStream, subjectPrefix: config.eventsSubjectPrefix }, relay: true }),
   ],
-  controllers: [BotsHandler, WidgetSettingsHandler],
-  providers: [BotsRepository, BotsService, WidgetSettingsRepository, WidgetSettingsService, { provide: WIDGET_SECRET_BOX, useValue: new SecretBox(config.secretKey.key) }],
+  controllers: [BotsHandler, WidgetSettingsHandler, BehaviourHandler],
+  providers: [BotsRepository, BotsService, BehaviourRepository, BehaviourService, WidgetSettingsRepository, WidgetSettingsService, { provide: WIDGET_SECRET_BOX, useValue: new SecretBox(config.secretKey.key) }],
 })
 export class AppModule {}

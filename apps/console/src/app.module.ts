@@ -16,6 +16,8 @@ import { CONSOLE_CONTROLLERS, CONSOLE_HANDLERS } from './console.controllers';
 import { CONSOLE_DOCUMENT, createConsoleDocument } from './openapi/console-document';
 import { Sessions } from './session/session-views';
 import { OauthServer } from './oauth/oauth-server';
+import { HandoffMail } from './handoff/handoff-mail.service';
+import { SetupService } from './setup/setup.service';
 import { SignInThrottleLifecycle, resetMailLimitProvider, signInThrottleProvider } from './session/sign-in-throttle.provider';
 
 @Global()
@@ -34,10 +36,12 @@ class ConsoleCoreModule {
       resetMailLimitProvider,
       SignInThrottleLifecycle,
       OauthServer,
+      HandoffMail,
+      SetupService,
       // Uploaded knowledge files (issue 19): put here, read and deleted by the knowledge service.
       { provide: BLOB_STORE, useFactory: () => createBlobStore(config) },
     ];
-    return { module: ConsoleCoreModule, providers, exports: [CONSOLE_CONFIG, CONSOLE_LOGGER, SessionCookie, peopleAdminProvider, Workspaces, ConsoleAudit, Sessions, signInThrottleProvider, resetMailLimitProvider, OauthServer, BLOB_STORE] };
+    return { module: ConsoleCoreModule, providers, exports: [CONSOLE_CONFIG, CONSOLE_LOGGER, SessionCookie, peopleAdminProvider, Workspaces, ConsoleAudit, Sessions, signInThrottleProvider, resetMailLimitProvider, OauthServer, HandoffMail, SetupService, BLOB_STORE] };
   }
 }
 

@@ -2,6 +2,8 @@ import type { Type } from '@nestjs/common';
 import { AnalyticsController } from './analytics/analytics.controller';
 import { AuditController } from './audit/audit.controller';
 import { BotsController } from './bots/bots.controller';
+import { TryBotController } from './bots/try-bot.controller';
+import { BehaviourController } from './bots/behaviour.controller';
 import { ConnectionsController } from './connections/connections.controller';
 import { KnowledgeController } from './knowledge/knowledge.controller';
 import { InvitationsController } from './invitations/invitations.controller';
@@ -10,6 +12,7 @@ import { MembersController } from './members/members.controller';
 import { ConsoleOpenApiController } from './openapi/openapi.controller';
 import { PasswordResetController } from './password/password-reset.controller';
 import { SessionController } from './session/session.controller';
+import { SetupController } from './setup/setup.controller';
 import { TokensController } from './tokens/tokens.controller';
 import { WebhooksController } from './webhooks/webhooks.controller';
 import { WidgetController } from './widget/widget.controller';
@@ -25,10 +28,13 @@ import { HandoffNotifyHandler } from './handoff/handoff-notify.handler';
 /** Every controller of the console's API (the OpenAPI document is generated from these). */
 export const CONSOLE_CONTROLLERS: Type[] = [
   SessionController,
+  SetupController,
   PasswordResetController,
   PublicInvitationsController,
   WorkspaceController,
   BotsController,
+  TryBotController,
+  BehaviourController,
   WidgetController,
   KnowledgeController,
   TokensController,

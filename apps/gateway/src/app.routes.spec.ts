@@ -128,7 +128,7 @@ describe('gateway routes', () => {
 
   it('answers identity over NATS with a handler that has no HTTP route', () => {
     expect(natsHandlers.map((c) => [c.name, patternsOf(c)])).toEqual([
-      ['IdentityHandler', ['identity.token.verify', 'identity.workspace.get', 'identity.token.touch']],
+      ['IdentityHandler', ['identity.token.verify', 'identity.workspace.get', 'identity.workspace.setup', 'identity.token.touch']],
       ['TokensHandler', ['identity.token.create', 'identity.token.list', 'identity.token.revoke']],
     ]);
   });
@@ -190,7 +190,7 @@ describe('the route check itself', () => {
   });
 });
 
-// Bot access (libs/bot-access, docs/decisions.md "Issue 15: one bot-access policy"): every route
+// Bot access (libs/bot-access, docs/decisions/api.md "Issue 15: one bot-access policy"): every route
 // declares what it does with bots, and a route that takes a bot id must say where. "Takes a bot
 // id" is read from the route itself: members of its DTO classes and path parameters named like a
 // bot id (chatbotId, botId …), so a new DTO member or path is covered without editing this test.

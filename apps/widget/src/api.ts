@@ -7,6 +7,8 @@ export interface BotConfig {
   language?: string;
   theme?: { color?: string | null; position?: string | null; greeting?: string | null; launcher_text?: string | null };
   identity?: boolean;
+  /** Buttons before the first message (issue 32). */
+  starter_questions?: unknown;
   /** Not from the API: the gateway refused this page's origin. */
   blocked?: boolean;
 }

@@ -13,6 +13,8 @@ export interface Look {
   position: 'right' | 'left';
   greeting: string;
   launcherText: string | null;
+  /** Questions offered as buttons before the first message. */
+  starters: string[];
 }
 
 export interface Bridge {
@@ -135,7 +137,7 @@ export function App({ t, api, store, language, rtl, look, bridge }: AppProps) {
           ))}
           <div key={`active-${tab}`} class="body" role="tabpanel" id={`${uid}-panel-${tab}`} aria-labelledby={`${uid}-tab-${tab}`}>
             {tab === 'chat' ? (
-              <ChatTab t={t} api={api} store={store} messages={messages} language={language} greeting={look.greeting} uid={uid} blocked={look.blocked} />
+              <ChatTab t={t} api={api} store={store} messages={messages} language={language} greeting={look.greeting} starters={look.starters} uid={uid} blocked={look.blocked} />
             ) : tab === 'booking' ? (
               bookingDone ? (
                 <p class="done" role="status">

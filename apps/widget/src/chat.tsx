@@ -14,12 +14,14 @@ interface ChatProps {
   messages: StoredMessage[];
   language: string;
   greeting: string;
+  /** The bot's starter questions: buttons until the first message. */
+  starters: string[];
   uid: string;
   blocked: boolean;
 }
 
 /** The conversation: transcript (a polite live region), answer actions, the message box, the lead form. */
-export function ChatTab({ t, api, store, messages, language, greeting, uid, blocked }: ChatProps) {
+export function ChatTab({ t, api, store, messages, language, greeting, starters, uid, blocked }: ChatProps) {
   const [draft, setDraft] = useState('');
   // Kept by the store: switching tabs during an answer must not allow a second one.
   const [streaming, setStreamingState] = useState(store.streaming);
@@ -77,15 +79,19 @@ export function ChatTab({ t, api, store, messages, language, greeting, uid, bloc
     return () => stop.abort();
   }, [watching, store, api]);
 
-  const send = async (e: Event) => {
+  const send = (e: Event) => {
     e.preventDefault();
-    const message = draft.trim();
+    void ask(draft.trim(), true);
+  };
+
+  /** Sends a visitor's message: what they typed (the draft is then cleared) or a starter question. */
+  const ask = async (message: string, typed: boolean) => {
     if (!message || store.streaming) return;
     if (blocked) {
       setError(t.error_origin);
       return;
     }
-    setDraft('');
+    if (typed) setDraft('');
     setError(null);
     setStreaming(true);
     store.setMessages((m) => [...m, { role: 'user', text: message }, { role: 'assistant', text: '' }]);
@@ -150,6 +156,15 @@ export function ChatTab({ t, api, store, messages, language, greeting, uid, bloc
           <span class="sr">{t.assistant}: </span>
           {greeting}
         </div>
+        {messages.length === 0 && starters.length ? (
+          <div class="starters" role="group" aria-label={t.starters}>
+            {starters.map((q) => (
+              <button type="button" class="starter" key={q} onClick={() => void ask(q, false)}>
+                {q}
+              </button>
+            ))}
+          </div>
+        ) : null}
         {messages.map((m, i) => {
           if (m.role === 'note')
             return (

@@ -35,9 +35,10 @@ export function readApiError(status: number, body: unknown): WidgetApiError {
 }
 
 /**
- * Set when the gateway said this page's origin is not allowed (GET …/config is a simple request,
- * so its 403 is readable). The POSTs' preflights are then refused without a word to the script
- * (the browser reports a network error), which this turns back into the reason.
+ * Set when the gateway said this page's origin is not allowed in an answer the script could read.
+ * A browser page at a refused origin never can (the gateway grants it no CORS, not even for the
+ * 403: issue 30), so there the visitor sees `error_unavailable` and the page's console shows the
+ * CORS refusal; the flag serves hosts that can read the refusal (a same-origin page).
  */
 export const originState = { refused: false };
 

@@ -61,6 +61,7 @@ function start(script: HTMLScriptElement): SupportAgentApi {
       position,
       greeting: d['greeting'] || theme.greeting || t.greeting_default,
       launcherText: d['launcherText'] || theme.launcher_text || null,
+      starters: Array.isArray(config.starter_questions) ? config.starter_questions.filter((q): q is string => typeof q === 'string' && q.trim() !== '').slice(0, 4) : [],
     };
     render(<App t={t} api={api} store={store} language={language} rtl={isRtl(language)} look={look} bridge={bridge} />, root);
   };

@@ -23,7 +23,7 @@ export const MAX_STORED_MESSAGES = 50;
 /**
  * A stored conversation left alone this long is forgotten when the page next loads (a new
  * session is minted on the next message): a shared computer does not show the last visitor's
- * chat forever (docs/decisions.md "Issue 18: the widget's session, storage and errors").
+ * chat forever (docs/decisions/widget.md "Issue 18: the widget's session, storage and errors").
  */
 export const STORED_SESSION_IDLE_MS = 24 * 60 * 60 * 1000;
 

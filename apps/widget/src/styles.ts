@@ -55,6 +55,8 @@ button{cursor:pointer}
 .primary{padding:8px 14px;border:0;border-radius:10px;background:var(--sa-accent);color:var(--sa-on-accent);font-weight:600}
 .primary[aria-disabled=true]{opacity:.7;cursor:progress}
 .secondary{padding:6px 11px;border:1px solid var(--sa-text-accent);border-radius:10px;background:#fff;color:var(--sa-text-accent)}
+.starters{display:flex;flex-wrap:wrap;gap:6px;margin:2px 0 8px}
+.starter{max-width:100%;padding:6px 11px;border:1px solid var(--sa-text-accent);border-radius:14px;background:#fff;color:var(--sa-text-accent);text-align:start;overflow-wrap:anywhere}
 .form{display:flex;flex-direction:column;gap:10px;padding:12px}
 .form-title{margin:0;font-size:15px;font-weight:600}
 .field{display:flex;flex-direction:column;gap:3px}

@@ -5,7 +5,7 @@ import { BotAccessDenied } from '@sa/errors';
  * The bot-access policy (spec part 5, rules 2 and 4): what a caller limited to some bots
  * (`ctx.botIds`; null = every bot of the workspace) may do with a bot. Every REST route and MCP tool
  * declares one of these modes, the edges enforce the declaration, and the services check again
- * through the same function, enforceBotAccess (docs/decisions.md, "Issue 15: one bot-access policy").
+ * through the same function, enforceBotAccess (docs/decisions/api.md, "Issue 15: one bot-access policy").
  */
 export const BotAccess = {
   /**

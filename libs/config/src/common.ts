@@ -10,7 +10,11 @@ export const commonConfig = {
   natsUrl: env.str('NATS_URL', DEFAULT_NATS_URL),
   rpcTimeoutMs: env.int('RPC_TIMEOUT_MS', 5000, { min: 50, max: 120000 }),
   logLevel: env.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
-  logPretty: env.bool('LOG_PRETTY', false),
+  /**
+   * json or pretty; unset: pretty on a terminal outside production, JSON otherwise (the older
+   * LOG_PRETTY=true|false is read when this is unset). libs/logging applies it (logFormatFromEnv).
+   */
+  logFormat: env.optionalOneOf('LOG_FORMAT', ['json', 'pretty'] as const),
   eventsStream: env.str('EVENTS_STREAM', 'SA_EVENTS'),
   eventsSubjectPrefix: env.str('EVENTS_SUBJECT_PREFIX', 'events'),
   shutdownGraceMs: env.int('SHUTDOWN_GRACE_MS', 10000, { min: 0, max: 600000 }),

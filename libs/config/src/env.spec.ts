@@ -69,7 +69,7 @@ describe('parseConfig', () => {
       natsUrl: DEFAULT_NATS_URL,
       rpcTimeoutMs: 5000,
       logLevel: 'info',
-      logPretty: false,
+      logFormat: undefined,
       eventsStream: 'SA_EVENTS',
       eventsSubjectPrefix: 'events',
       shutdownGraceMs: 10000,
@@ -199,6 +199,16 @@ describe('env.oneOf', () => {
   it('is case-sensitive and refuses anything else', () => {
     expect(problemsOf(shape, { LEVEL: 'DEBUG' })).toEqual(['LEVEL must be one of info, debug, silent (got "DEBUG")']);
     expect(problemsOf(shape, { LEVEL: 'verbose' })).toEqual(['LEVEL must be one of info, debug, silent (got "verbose")']);
+  });
+});
+
+describe('env.optionalOneOf', () => {
+  it('is undefined when unset or empty, a listed value as it is, and refuses anything else (LOG_FORMAT)', () => {
+    expect(parseConfig(commonConfig, {}).logFormat).toBeUndefined();
+    expect(parseConfig(commonConfig, { LOG_FORMAT: '' }).logFormat).toBeUndefined();
+    expect(parseConfig(commonConfig, { LOG_FORMAT: 'pretty' }).logFormat).toBe('pretty');
+    expect(parseConfig(commonConfig, { LOG_FORMAT: 'json' }).logFormat).toBe('json');
+    expect(problemsOf(commonConfig, { LOG_FORMAT: 'text' })).toEqual(['LOG_FORMAT must be one of json, pretty (got "text")']);
   });
 });
 

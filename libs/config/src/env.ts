@@ -82,6 +82,16 @@ export const env = {
       return fallback;
     };
   },
+  /** One of `values`, or undefined when unset or empty (the caller decides what unset means). */
+  optionalOneOf<T extends string>(name: string, values: readonly T[]): Reader<T | undefined> {
+    return (src, problems) => {
+      const raw = src[name];
+      if (raw === undefined || raw === '') return undefined;
+      if ((values as readonly string[]).includes(raw)) return raw as T;
+      problems.push(`${name} must be one of ${values.join(', ')} (got "${raw}")`);
+      return undefined;
+    };
+  },
   json<T>(name: string, fallback: T): Reader<T> {
     return (src, problems) => {
       const raw = src[name];

@@ -6,7 +6,7 @@ import { CharLength, IsCalendarDate, IsLanguageTag, NotBlank, toInt } from './va
 
 export const CHAT_MESSAGE_MAX = 2000;
 export const SESSION_ID_MAX = 120;
-export const CHAT_CHANNELS = ['api', 'widget', 'mcp'] as const;
+export const CHAT_CHANNELS = ['api', 'widget', 'mcp', 'console'] as const;
 export type ChatChannel = (typeof CHAT_CHANNELS)[number];
 export const MESSAGE_ROLES = ['user', 'assistant'] as const;
 export const FEEDBACK_VALUES = ['positive', 'negative'] as const;

@@ -1,4 +1,6 @@
 import { IsArray, IsBoolean, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Max, Min } from 'class-validator';
+import { CHAT_MESSAGE_MAX, SESSION_ID_MAX } from './chat';
+import { CharLength, NotBlank } from './validation';
 import { Type } from 'class-transformer';
 import { BILLING_STATUSES, BillingStatus, PLANS, Plan } from './plans';
 import { Doc, Nested, Nullable } from './schema-docs';
@@ -117,3 +119,17 @@ export class ConsoleWidgetView extends WidgetSettingsView {
   @Nested(() => WidgetInstallView) install: WidgetInstallView;
 }
 
+
+/** A question the owner asks a bot from the console (first-run guide; channel `console`). */
+export class TryBotRequest {
+  @Doc('The question.') @IsString() @CharLength(1, CHAT_MESSAGE_MAX) @NotBlank() message: string;
+  @Doc('Continue this conversation (the session_id of an earlier answer).') @IsOptional() @IsString() @CharLength(1, SESSION_ID_MAX) session_id?: string;
+}
+
+@Doc({ name: 'TryBotAnswer', description: "The bot's whole answer to a question asked from the console." })
+export class TryBotAnswerView {
+  @IsString() answer: string;
+  @Doc('The conversation (stored like any other, channel `console`).') @IsString() session_id: string;
+  @Doc('The knowledge-base URLs the answer drew on.') @IsArray() @IsString({ each: true }) source_urls: string[];
+  @Doc('True when the knowledge base had no answer.') @IsBoolean() unanswered: boolean;
+}

@@ -160,3 +160,24 @@ export interface CreatedUserView {
   workspace_id: string;
   role: Role;
 }
+
+// ---- First-run setup (issue 31) ----
+
+/** The longest setup code accepted (a generated one is 32 characters in groups of four). */
+export const SETUP_CODE_MAX = 200;
+
+@Doc({ name: 'SetupStatus', description: 'Whether this installation still waits for its first owner.' })
+export class SetupStatusView {
+  @Doc('Always true: once the first owner exists this route answers 410 `setup_done`.') @IsBoolean() needed: true;
+}
+
+export class SetupRequest {
+  @Doc('The one-time setup code `npm start` printed (or the console app logged, or CONSOLE_SETUP_CODE). Case, spaces and hyphens do not matter.')
+  @IsString()
+  @CharLength(1, SETUP_CODE_MAX)
+  code: string;
+  @Doc('The first workspace\'s name.') @IsString() @CharLength(1, 100) @Matches(/\S/, { message: 'workspace_name must not be blank' }) workspace_name: string;
+  @Doc(`The owner's name, up to ${DISPLAY_NAME_MAX} characters.`) @IsString() @CharLength(1, DISPLAY_NAME_MAX) @Matches(/\S/, { message: 'display_name must not be blank' }) display_name: string;
+  @Doc('The owner\'s e-mail address (their sign-in).') @IsString() @CharLength(3, PERSON_EMAIL_MAX) @IsEmail() email: string;
+  @Doc(`The owner's password (${PASSWORD_MIN} to ${PASSWORD_MAX} characters).`) @IsString() @CharLength(1, PASSWORD_MAX) password: string;
+}

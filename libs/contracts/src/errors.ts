@@ -26,7 +26,7 @@ export const ERROR_CODES = [
   'rate_limited',
   'service_unavailable',
   'internal_error',
-  // The owner console's API only (apps/console, docs/decisions.md "Issue 16").
+  // The owner console's API only (apps/console, docs/decisions/console.md "Issue 16").
   'not_signed_in',
   'invalid_credentials',
   'invalid_token',
@@ -34,6 +34,9 @@ export const ERROR_CODES = [
   'forbidden_role',
   'last_owner',
   'too_many_attempts',
+  // First-run setup (issue 31): a wrong setup code, and an installation already set up.
+  'invalid_setup_code',
+  'setup_done',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -42,7 +45,7 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
 export const WIDGET_ERROR_CODES: readonly ErrorCode[] = ['widget_budget_exhausted', 'session_forbidden', 'origin_not_allowed', 'invalid_user_hash'];
 
 /** Codes only the owner console's API (/api of apps/console) sends; never sent under /v1. */
-export const CONSOLE_ERROR_CODES: readonly ErrorCode[] = ['not_signed_in', 'invalid_credentials', 'invalid_token', 'csrf_failed', 'forbidden_role', 'last_owner', 'too_many_attempts'];
+export const CONSOLE_ERROR_CODES: readonly ErrorCode[] = ['not_signed_in', 'invalid_credentials', 'invalid_token', 'csrf_failed', 'forbidden_role', 'last_owner', 'too_many_attempts', 'invalid_setup_code', 'setup_done'];
 
 /** `a`, `b` as the API documents list codes. */
 export const codeList = (codes: readonly string[]): string => codes.map((code) => `\`${code}\``).join(', ');

@@ -133,6 +133,8 @@ export function handoffLiveSubject(tenantId: string, sessionId: string): string 
 /** console.handoff.notify (answered by the console): e-mail the owners and admins of the workspace. */
 export class HandoffNotifyRequest {
   @IsUUID('all') workspaceId: string;
+  /** The conversation.handoff event's id: a redelivered event is recorded once. */
+  @IsOptional() @IsString() @CharLength(1, 100) eventId?: string;
   @IsString() @CharLength(1, SESSION_ID_MAX) sessionId: string;
   @IsOptional() @Nullable() @IsUUID() chatbotId?: string | null;
   @IsIn(HANDOFF_KINDS) kind: HandoffKind;
@@ -141,6 +143,6 @@ export class HandoffNotifyRequest {
 }
 
 export interface HandoffNotifyReply {
-  /** E-mails queued (one per owner or admin with an address). */
+  /** E-mails queued now (owners and admins inside their window get the next digest instead). */
   queued: number;
 }

@@ -1,7 +1,12 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsISO8601, IsUUID, Matches, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsISO8601, IsString, IsUUID, Matches, ValidateNested } from 'class-validator';
+import { PLANS } from './plans';
+import { CharLength } from './validation';
 import type { BillingStatus, Plan, TierSlots } from './plans';
 import type { Scope } from './scopes';
+
+/** The longest workspace name the console's setup accepts. */
+export const WORKSPACE_NAME_MAX = 100;
 
 /*
  * Identity (workspaces and API tokens, schema `identity`) is owned by the gateway. Other processes
@@ -68,6 +73,17 @@ export class WorkspaceFactsRequest {
 
 export interface WorkspaceFactsReply {
   workspace: WorkspaceFactsView | null;
+}
+
+/**
+ * identity.workspace.setup: the first-run setup's workspace (issue 31), asked by the console once
+ * it holds the installation's setup lock. Idempotent by `workspaceId` (the console chooses it): a
+ * retry returns the workspace already made.
+ */
+export class SetupWorkspaceRequest {
+  @IsUUID('all') workspaceId: string;
+  @IsString() @CharLength(1, WORKSPACE_NAME_MAX) name: string;
+  @IsIn(PLANS) plan: Plan;
 }
 
 export class TokenUse {

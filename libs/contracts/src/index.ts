@@ -23,3 +23,4 @@ export * from './widget';
 export * from './console-connections';
 export * from './analytics';
 export * from './records-console';
+export * from './behaviour';

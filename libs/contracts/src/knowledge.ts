@@ -1,3 +1,4 @@
+import type { BehaviourSettings } from './behaviour';
 import { IsArray, IsDefined, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Max, Min, ValidateIf } from 'class-validator';
 import { Doc, Nullable } from './schema-docs';
 import { CharLength, IsHttpUrl, NotBlank } from './validation';
@@ -127,6 +128,8 @@ export interface PassageView {
   document_id: string;
   title: string | null;
   source_url: string | null;
+  /** The chunk's id (issue 32, "Why this answer"); optional so older knowledge replies stay valid. */
+  chunk_id?: string;
 }
 
 /** bots.bot.check: which of these ids are bots of the caller's workspace. */
@@ -143,4 +146,6 @@ export interface BotSummary {
   id: string;
   name: string;
   language: string;
+  /** The bot's behaviour (issue 32); bots.bot.describe always sets it. */
+  behaviour?: BehaviourSettings;
 }

@@ -1,10 +1,10 @@
 import { Type } from 'class-transformer';
-import { IsArray, IsDefined, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Matches, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { Equals, IsArray, IsDefined, IsIn, IsInt, IsISO8601, IsNumber, IsOptional, IsString, IsUUID, Matches, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
 import { CHAT_CHANNELS, ChatChannel, ChatMessageView, ListConversationsRequest, SESSION_ID_MAX } from './chat';
 import { WorkspaceParams } from './console';
 import { LEAD_STATUSES, LeadStatus, LeadView, SCORE_BANDS, ScoreBand } from './leads';
 import { Doc, Nested, Nullable } from './schema-docs';
-import { CharLength } from './validation';
+import { CharLength, IsTimeIdCursor } from './validation';
 
 /*
  * Issue 19 (lb): the console's Conversations, Leads and Bookings pages. The NATS requests extend
@@ -97,7 +97,7 @@ export class BookingParams extends WorkspaceParams {
 /** Query of GET …/leads. */
 export class ConsoleLeadsQuery extends ConsoleLeadsFilter {
   @Doc(`1 to 200; default ${LEADS_PAGE_DEFAULT}.`) @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(200) limit?: number;
-  @Doc('The `next` cursor of the previous page.') @IsOptional() @IsString() @Matches(/^[0-9TZ:.+-]{20,35}_[0-9a-fA-F-]{36}$/) cursor?: string;
+  @Doc('The `next` cursor of the previous page.') @IsOptional() @IsString() @Matches(/^[0-9TZ:.+-]{20,35}_[0-9a-fA-F-]{36}$/) @IsTimeIdCursor() cursor?: string;
 }
 
 /** Body of POST …/leads/{leadId}/status. */
@@ -119,9 +119,47 @@ export class LeadDetailView {
   @IsArray() @Nested(() => ChatMessageView) messages: ChatMessageView[];
 }
 
+/** Longest passage text kept with an answer (characters; issue 32, "Why this answer"). */
+export const MESSAGE_PASSAGE_TEXT_MAX = 1000;
+
+/** One passage an answer was given, as stored with the assistant message (issue 32, "Why this answer"). */
+@Doc({ name: 'MessagePassage', description: 'A knowledge passage the bot was given for this answer, as it was when the answer was written.' })
+export class MessagePassageView {
+  @Doc('The knowledge document (it may have been deleted or re-synced since).') @IsUUID() document_id: string;
+  @Doc("The document's title then, or null.") @Nullable() @IsString() title: string | null;
+  @Doc('The chunk of the document (its id then; a re-sync replaces chunks), or null when not known.') @Nullable() @IsString() chunk: string | null;
+  @Doc('Its retrieval score (higher is nearer to the question).') @IsNumber() score: number;
+  @Doc(`The passage's text, clipped to ${MESSAGE_PASSAGE_TEXT_MAX} characters. Plain text: never render it as HTML.`) @IsString() text: string;
+  @Doc("The document's source URL then, or null.") @Nullable() @IsString() source_url: string | null;
+}
+
+/**
+ * A message of the console's transcript (chat.conversation.transcript): the public ChatMessage plus,
+ * on the bot's answers, the passages it was given. Only owners and admins get it; the public API's
+ * GET /v1/conversations/{sessionId} never carries `passages`.
+ */
+@Doc({ name: 'ConsoleChatMessage', description: 'One message of a conversation. Owners and admins also get the passages behind each bot answer.' })
+export class ConsoleChatMessageView extends ChatMessageView {
+  @Doc({
+    description:
+      "The bot's answers, for owners and admins only (members never get this member): the passages the bot was given, best first. " +
+      'Null when none were recorded (answers stored before passages were kept) or when left out of a very long transcript (`passages_omitted`). ' +
+      'Absent on the visitor\'s messages and on replies a person wrote.',
+  })
+  @IsOptional()
+  @Nullable()
+  @IsArray()
+  @Nested(() => MessagePassageView)
+  passages?: MessagePassageView[] | null;
+  @Doc('True when this answer has passages that were left out to keep a very long transcript small (only the latest answers keep theirs).')
+  @IsOptional()
+  @Equals(true)
+  passages_omitted?: true;
+}
+
 @Doc({ name: 'ConversationDetail', description: 'A session\'s messages (with sources and feedback) and its lead, if it became one.' })
 export class ConversationDetailView {
   @IsString() session_id: string;
-  @IsArray() @Nested(() => ChatMessageView) messages: ChatMessageView[];
+  @IsArray() @Nested(() => ConsoleChatMessageView) messages: ConsoleChatMessageView[];
   @Nullable() @Nested(() => LeadView) lead: LeadView | null;
 }

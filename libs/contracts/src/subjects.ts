@@ -3,8 +3,9 @@ import { EmailView, ListEmailsRequest } from './booking-mail';
 import { BookingIdRequest, BookingView, CreateBookingRequest, ListBookingsRequest, UpdateBookingRequest } from './bookings';
 import { AnalyticsQuestionsRequest, AnalyticsQuestionsView } from './analytics';
 import { BotView, CreateBotRequest, CreatedBotView, ListBotsRequest, UpdateBotRequest } from './bots';
+import { BotBehaviourRequest, BotBehaviourView, UpdateBotBehaviourRequest } from './behaviour';
 import { LeadView } from './leads';
-import { ConsoleConversationsRequest, ConsoleLeadsRequest, LeadIdRequest, LeadStatusChangeView, UpdateLeadStatusRequest } from './records-console';
+import { ConsoleChatMessageView, ConsoleConversationsRequest, ConsoleLeadsRequest, LeadIdRequest, LeadStatusChangeView, UpdateLeadStatusRequest } from './records-console';
 import {
   FeedbackRequest,
   HandoffRequest,
@@ -50,7 +51,7 @@ import {
   WebhookSecretView,
   WebhookView,
 } from './management';
-import { RecordTokenUseReply, RecordTokenUseRequest, VerifyTokenReply, VerifyTokenRequest, WorkspaceFactsReply, WorkspaceFactsRequest } from './identity';
+import { RecordTokenUseReply, RecordTokenUseRequest, VerifyTokenReply, VerifyTokenRequest, SetupWorkspaceRequest, WorkspaceFactsReply, WorkspaceFactsRequest } from './identity';
 import {
   AddKbQaRequest,
   BotSummary,
@@ -111,6 +112,8 @@ export const RPC = {
   'chat.turn.start': rpc<ChatTurnRequest, ChatTurnStarted>(ChatTurnRequest),
   'chat.conversation.list': rpc<ConsoleConversationsRequest, ConversationView[]>(ConsoleConversationsRequest),
   'chat.conversation.messages': rpc<ConversationMessagesRequest, ChatMessageView[]>(ConversationMessagesRequest),
+  // Issue 32 ("Why this answer"): the console's transcript for owners and admins, with each answer's passages.
+  'chat.conversation.transcript': rpc<ConversationMessagesRequest, ConsoleChatMessageView[]>(ConversationMessagesRequest),
   'chat.analytics.summary': rpc<AnalyticsRequest, AnalyticsView>(AnalyticsRequest),
   'bookings.booking.list': rpc<ListBookingsRequest, BookingView[]>(ListBookingsRequest),
   'bookings.booking.get': rpc<BookingIdRequest, BookingView>(BookingIdRequest),
@@ -135,6 +138,7 @@ export const RPC = {
   'identity.token.verify': rpc<VerifyTokenRequest, VerifyTokenReply>(VerifyTokenRequest, false),
   'identity.token.touch': rpc<RecordTokenUseRequest, RecordTokenUseReply>(RecordTokenUseRequest, false),
   'identity.workspace.get': rpc<WorkspaceFactsRequest, WorkspaceFactsReply>(WorkspaceFactsRequest, false),
+  'identity.workspace.setup': rpc<SetupWorkspaceRequest, WorkspaceFactsReply>(SetupWorkspaceRequest, false),
   // Management by a workspace's people (the console, the admin CLI): see management.ts.
   'identity.token.create': rpc<CreateApiTokenRequest, CreatedApiTokenView>(CreateApiTokenRequest),
   'identity.token.list': rpc<ListApiTokensRequest, ApiTokenView[]>(ListApiTokensRequest),
@@ -157,6 +161,9 @@ export const RPC = {
   'knowledge.document.schedule': rpc<ScheduleKbRequest, KbDocumentView>(ScheduleKbRequest),
   // Issue 19 (ba): bot settings and the Analytics page's question insights.
   'bots.bot.update': rpc<UpdateBotRequest, BotView>(UpdateBotRequest),
+  // Issue 32: a bot's behaviour (instructions, fallback reply, answer length, starter questions).
+  'bots.behaviour.get': rpc<BotBehaviourRequest, BotBehaviourView>(BotBehaviourRequest),
+  'bots.behaviour.update': rpc<UpdateBotBehaviourRequest, BotBehaviourView>(UpdateBotBehaviourRequest),
   'chat.analytics.questions': rpc<AnalyticsQuestionsRequest, AnalyticsQuestionsView>(AnalyticsQuestionsRequest),
   // Issue 19 (lb): a lead, its status history and status changes (who and when) for the console.
   'leads.lead.get': rpc<LeadIdRequest, LeadView>(LeadIdRequest),

@@ -147,11 +147,32 @@ export function IsHttpUrl(options?: ValidationOptions): PropertyDecorator {
 /** For query strings: digits-only values become numbers; anything else is left for validation to refuse. */
 export const toInt = ({ value }: { value: unknown }): unknown => (typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : value);
 
-const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/;
+const ISO_WITH_OFFSET = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/;
 
-/** An ISO 8601 date-time with a UTC offset (Z or ±hh:mm) that names a real instant. */
+/** Days in a month of the proleptic Gregorian calendar (month 1-12). */
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
+/**
+ * An ISO 8601 date-time with a UTC offset (Z or ±hh:mm) that names a real calendar date and time:
+ * year 0001-9999, a day that the month has (29 February in leap years only), hours 00-23, minutes
+ * and seconds 00-59, an offset of at most ±14:00. JavaScript's Date.parse rolls 2026-02-30 over to
+ * 2 March and PostgreSQL refuses it (issue 30): neither may decide what a visitor meant.
+ */
 export function isIsoWithOffset(value: unknown): boolean {
-  return typeof value === 'string' && ISO_WITH_OFFSET.test(value) && !Number.isNaN(Date.parse(value));
+  if (typeof value !== 'string') return false;
+  const m = ISO_WITH_OFFSET.exec(value);
+  if (!m) return false;
+  const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number);
+  const second = m[6] === undefined ? 0 : Number(m[6]);
+  const offsetHours = m[7] === undefined ? 0 : Number(m[7]);
+  const offsetMinutes = m[8] === undefined ? 0 : Number(m[8]);
+  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return false;
+  if (hour > 23 || minute > 59 || second > 59) return false;
+  if (offsetMinutes > 59 || offsetHours * 60 + offsetMinutes > 14 * 60) return false;
+  return true;
 }
 
 export function IsIsoDateTimeWithOffset(options?: ValidationOptions): PropertyDecorator {
@@ -161,6 +182,28 @@ export function IsIsoDateTimeWithOffset(options?: ValidationOptions): PropertyDe
       validator: {
         validate: (value: unknown) => isIsoWithOffset(value),
         defaultMessage: buildMessage((each) => `${each}$property must be an ISO 8601 date-time with a UTC offset, such as 2026-12-01T10:00:00+03:00`, options),
+      },
+    },
+    options,
+  );
+}
+
+/**
+ * A keyset cursor `<date-time>_<uuid>` (the console's lead pages): its time names a real instant by
+ * the same rule as every other date-time (isIsoWithOffset), so an impossible date is refused where
+ * the caller sent it, not by the service that reads the time.
+ */
+export function IsTimeIdCursor(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isTimeIdCursor',
+      validator: {
+        validate: (value: unknown) => {
+          if (typeof value !== 'string') return false;
+          const at = value.lastIndexOf('_');
+          return at > 0 && isIsoWithOffset(value.slice(0, at)) && /^[0-9a-fA-F-]{36}$/.test(value.slice(at + 1));
+        },
+        defaultMessage: buildMessage((each) => `${each}$property must be the \`next\` cursor of a page`, options),
       },
     },
     options,

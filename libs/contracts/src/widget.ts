@@ -141,6 +141,8 @@ export interface PublicBot {
   widget: WidgetTheme;
   /** The bot has a widget identity secret (identify can succeed). */
   identity: boolean;
+  /** Questions the widget offers before the first message (issue 32). */
+  starter_questions: string[];
 }
 
 export interface TicketView {
@@ -342,4 +344,5 @@ export class WidgetConfigView {
   @Doc(LANGUAGE_DESCRIPTION) @IsString() language: string;
   @Nested(() => WidgetTheme) theme: WidgetTheme;
   @Doc('The bot has a widget identity secret: identify can succeed.') @IsBoolean() identity: boolean;
+  @Doc('Questions to offer as buttons before the first message (user text: render it as text).') @IsArray() @IsString({ each: true }) starter_questions: string[];
 }

@@ -3,3 +3,4 @@ export * from './database.module';
 export * from './pg-listener';
 export * from './query-logger';
 export * from './hot-query';
+export * from './checkout';

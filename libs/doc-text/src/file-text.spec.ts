@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DocumentTooLarge, UnreadableDocument, UnsupportedContent } from './doc-text.exception';
 import { extractFileText, fileKindOf } from './file-text';
+import { docxZipBomb, pdfFlateBomb, pdfManyPages, watchChildMemory } from '@sa/testing';
 
 const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', name));
 const limits = { maxBytes: 1_000_000, maxChars: 200_000 };
@@ -87,4 +88,59 @@ describe('a hostile DOCX (a ZIP bomb)', () => {
     // And a normal DOCX still reads afterwards.
     expect((await extractFileText({ bytes: fixture('returns.docx'), fileName: 'returns.docx' }, limits)).text).toContain('45 days');
   }, 120000);
+});
+
+// Issue 30: a 4.5 MB PDF took its reader from 233 MB to 2.5 GB resident in 10 s. The peak resident
+// memory of the reader processes is read here from /proc (VmHWM, VmRSS) every 10 ms.
+describe('hostile files (flate and ZIP bombs): refused with a reason, their reader kept under 512 MB', () => {
+  const bombLimits = { maxBytes: 20_000_000, maxChars: 2_000_000, maxPages: 1000, timeoutMs: 40_000 };
+  const read = async (bytes: Buffer, fileName: string, limits: Parameters<typeof extractFileText>[1]) => {
+    const memory = watchChildMemory();
+    const started = Date.now();
+    const outcome = await extractFileText({ bytes, fileName }, limits).then(
+      (r) => `read ${r.text.length} characters`,
+      (e: Error) => `${e.constructor.name}: ${e.message}`,
+    );
+    return { outcome, ms: Date.now() - started, ...memory.stop() };
+  };
+
+  it('a PDF whose content stream inflates to 1 GB fails at once by what it inflates to', async () => {
+    const bomb = pdfFlateBomb(1024);
+    expect(bomb.length).toBeLessThan(2_000_000);
+    const r = await read(bomb, 'bomb.pdf', bombLimits);
+    expect(r.outcome).toBe("DocumentTooLarge: The PDF's compressed content inflates to more than 256 MB; at most 256 MB are read");
+    expect(r.children).toBeGreaterThan(0);
+    expect(r.peakMb).toBeLessThan(512);
+  }, 60_000);
+
+  it('one past the inflate check (zeros or text) is killed at the resident memory limit, long before 512 MB', async () => {
+    for (const bomb of [pdfFlateBomb(1024), pdfFlateBomb(512, { text: true })]) {
+      const r = await read(bomb, 'bomb.pdf', { ...bombLimits, maxInflatedBytes: 64 * 1024 ** 3, maxRssMb: 384 });
+      expect(r.outcome).toBe('DocumentTooLarge: The PDF cannot be read: reading the PDF needed more than 384 MB of memory');
+      expect(r.peakMb).toBeLessThan(512);
+    }
+  }, 90_000);
+
+  it('a PDF stops being read once its text passes the limit, and a huge page count is refused', async () => {
+    const wordy = await read(pdfFlateBomb(4, { text: true }), 'wordy.pdf', { ...bombLimits, maxChars: 10_000 });
+    expect(wordy.outcome).toBe('DocumentTooLarge: The file holds more than 10000 characters of text; at most 10000 are accepted');
+    const many = await read(pdfManyPages(100_000), 'many.pdf', bombLimits);
+    expect(many.outcome).toBe('DocumentTooLarge: The PDF has 100000 pages; at most 1000 are read');
+    expect(many.peakMb).toBeLessThan(512);
+  }, 90_000);
+
+  it('a DOCX ZIP bomb fails by its declared size, or, lying about it, at the memory limit', async () => {
+    const JSZip = (await import('jszip')).default;
+    const zip = await JSZip.loadAsync(fixture('returns.docx'));
+    const parts = new Map<string, Buffer>();
+    for (const [name, entry] of Object.entries(zip.files)) if (!entry.dir) parts.set(name, await entry.async('nodebuffer'));
+    const honest = await read(docxZipBomb(parts, 1024), 'bomb.docx', bombLimits);
+    expect(honest.outcome).toBe("DocumentTooLarge: The DOCX file's compressed content inflates to more than 256 MB; at most 256 MB are read");
+    expect(honest.peakMb).toBeLessThan(512);
+    const liar = await read(docxZipBomb(parts, 1024, { declaredMb: 1 }), 'liar.docx', { ...bombLimits, maxRssMb: 384 });
+    expect(liar.outcome).toBe('DocumentTooLarge: The DOCX file cannot be read: reading the DOCX needed more than 384 MB of memory');
+    expect(liar.peakMb).toBeLessThan(512);
+    // The same parts with a small body still read.
+    expect((await read(docxZipBomb(parts, 1), 'small.docx', bombLimits)).outcome).toMatch(/^read \d+ characters$/);
+  }, 90_000);
 });

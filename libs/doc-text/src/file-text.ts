@@ -25,7 +25,14 @@ export interface FileLimits {
   /** Longest a PDF or DOCX may take to read, and the heap its reader (a child process) may use. */
   timeoutMs?: number;
   maxHeapMb?: number;
+  /** Resident memory at which that reader is killed (0: not watched). */
+  maxRssMb?: number;
+  /** Most bytes the compressed parts of a PDF or DOCX may inflate to. */
+  maxInflatedBytes?: number;
 }
+
+/** The defaults of the reader limits (the knowledge config sets them all; see docs/decisions/knowledge.md). */
+const READER_DEFAULTS = { timeoutMs: 60_000, maxHeapMb: 256, maxRssMb: 384, maxInflatedBytes: 256 * 1024 * 1024 };
 
 export interface FileText {
   kind: FileKind;
@@ -99,23 +106,38 @@ export async function extractFileText(input: FileInput, limits: FileLimits): Pro
   return out;
 }
 
+function readerLimits(limits: FileLimits) {
+  return {
+    timeoutMs: limits.timeoutMs ?? READER_DEFAULTS.timeoutMs,
+    maxHeapMb: limits.maxHeapMb ?? READER_DEFAULTS.maxHeapMb,
+    maxRssMb: limits.maxRssMb ?? READER_DEFAULTS.maxRssMb,
+    maxInflatedBytes: limits.maxInflatedBytes ?? READER_DEFAULTS.maxInflatedBytes,
+  };
+}
+
+const mb = (bytes: number) => `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
+
 async function pdfText(bytes: Buffer, limits: FileLimits): Promise<FileText> {
   const maxPages = limits.maxPages ?? 2000;
-  const out = await readPdf(bytes, { maxPages, timeoutMs: limits.timeoutMs ?? 60_000, maxHeapMb: limits.maxHeapMb ?? 256 });
+  const bounds = readerLimits(limits);
+  const out = await readPdf(bytes, { ...bounds, maxPages, maxChars: limits.maxChars });
   if ('failure' in out) {
     if (out.failure === 'password') throw new UnreadableDocument('The PDF is protected by a password');
     if (out.failure === 'too_many_pages') throw new DocumentTooLarge(`The PDF has ${out.message} pages; at most ${maxPages} are read`);
-    if (out.failure === 'timeout') throw new DocumentTooLarge(`The PDF cannot be read: ${out.message}`);
+    if (out.failure === 'too_much_text') throw new DocumentTooLarge(`The file holds more than ${limits.maxChars} characters of text; at most ${limits.maxChars} are accepted`);
+    if (out.failure === 'too_much_inflated') throw new DocumentTooLarge(`The PDF's compressed content inflates to more than ${mb(bounds.maxInflatedBytes)}; at most ${mb(bounds.maxInflatedBytes)} are read`);
+    if (out.failure === 'timeout' || out.failure === 'memory') throw new DocumentTooLarge(`The PDF cannot be read: ${out.message}`);
     throw new UnreadableDocument(`The PDF cannot be read: ${out.message}`);
   }
   return { kind: 'pdf', title: out.title, text: normaliseText(out.pages.join('\n\n'), { collapseSpaces: false }), pages: out.numPages };
 }
 
 async function docxText(bytes: Buffer, limits: FileLimits): Promise<FileText> {
-  const heapMb = limits.maxHeapMb ?? 256;
-  const out = await readDocx(bytes, { timeoutMs: limits.timeoutMs ?? 60_000, maxHeapMb: heapMb });
+  const bounds = readerLimits(limits);
+  const out = await readDocx(bytes, bounds);
   if ('failure' in out) {
-    if (out.failure === 'timeout') throw new DocumentTooLarge(`The DOCX file cannot be read: ${out.message}`);
+    if (out.failure === 'too_much_inflated') throw new DocumentTooLarge(`The DOCX file's compressed content inflates to more than ${mb(bounds.maxInflatedBytes)}; at most ${mb(bounds.maxInflatedBytes)} are read`);
+    if (out.failure === 'timeout' || out.failure === 'memory') throw new DocumentTooLarge(`The DOCX file cannot be read: ${out.message}`);
     throw new UnreadableDocument(`The DOCX file cannot be read: ${out.message}`);
   }
   const extracted = extractHtml(`<!doctype html><html><body><article>${out.html}</article></body></html>`);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import { counter, histogram } from '@sa/metrics';
+import { loggedPath } from './logged-path';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -13,8 +14,8 @@ export function requestIdOf(req: { headers: Record<string, string | string[] | u
 
 /**
  * Fastify-level behaviour Nest does not cover: X-Request-Id on every response (errors and 404s
- * included) and one access log line per request (path only: query strings can carry visitor
- * text). Body-parsing failures and unknown routes reach HttpErrorFilter through Nest's own
+ * included) and one access log line per request (path only, without bearer secrets: see
+ * loggedPath). Body-parsing failures and unknown routes reach HttpErrorFilter through Nest's own
  * Fastify error and not-found handlers.
  */
 const httpRequests = counter({ name: 'sa_http_requests_total', help: 'HTTP requests answered, by method, route and status', labelNames: ['method', 'route', 'status'] as const });
@@ -29,7 +30,7 @@ export function configureFastify(fastify: FastifyInstance, logger: Logger): void
   const accessLog = logger.isLevelEnabled('info');
   fastify.addHook('onResponse', (req: FastifyRequest, reply, done) => {
     // The line's object is only built when it is written (LOG_LEVEL=warn and above write none).
-    if (accessLog) logger.info({ request_id: req.id, method: req.method, path: req.url.split('?')[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+    if (accessLog) logger.info({ request_id: req.id, method: req.method, path: loggedPath(req.url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
     // The route template (/v1/bookings/:id), never the raw path: ids would explode the label set.
     const route = req.routeOptions?.url ?? 'unmatched';
     httpRequests.inc({ method: req.method, route, status: String(reply.statusCode) });

@@ -22,7 +22,7 @@ export interface EdgeHttpConfig extends HttpLimits {
  * A public HTTP edge (the REST gateway, the MCP server) on Fastify, with what both need: the
  * body limit, X-Request-Id, access log and metrics, spec-shaped answers to requests the parser or
  * router refuses, and requests on open keep-alive connections still served while closing. And
- * against hostile clients (docs/decisions.md, "Public edges"): header and request timeouts, a cap
+ * against hostile clients (docs/decisions/security.md, "Public edges"): header and request timeouts, a cap
  * on connections per client address, JSON bodies only and not nested too deeply, nosniff and
  * no-store, CORS only for configured origins on `cors.paths`, OPTIONS answered, and the module's
  * EdgeGate counting every request toward a rate limit before its body is read.

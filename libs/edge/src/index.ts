@@ -14,3 +14,4 @@ export * from './json-body';
 export * from './openapi';
 export * from './dto-pipe';
 export * from './connection-verifier';
+export * from './logged-path';

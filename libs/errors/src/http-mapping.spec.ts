@@ -20,7 +20,7 @@ import { httpStatusOf, toHttpError } from './http-mapping';
 
 describe('httpStatusOf', () => {
   it('maps every error code, in the order of ERROR_CODES, to its status', () => {
-    expect(ERROR_CODES.map((code) => httpStatusOf(code))).toEqual([400, 400, 401, 402, 402, 402, 402, 403, 403, 403, 403, 403, 403, 404, 409, 409, 429, 503, 500, 401, 401, 400, 403, 403, 409, 429]);
+    expect(ERROR_CODES.map((code) => httpStatusOf(code))).toEqual([400, 400, 401, 402, 402, 402, 402, 403, 403, 403, 403, 403, 403, 404, 409, 409, 429, 503, 500, 401, 401, 400, 403, 403, 409, 429, 403, 410]);
   });
 
   it.each([

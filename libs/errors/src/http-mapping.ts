@@ -25,9 +25,12 @@ export function httpStatusOf(code: ErrorCode): number {
     case 'invalid_user_hash':
     case 'csrf_failed':
     case 'forbidden_role':
+    case 'invalid_setup_code':
       return 403;
     case 'not_found':
       return 404;
+    case 'setup_done':
+      return 410;
     case 'bot_name_taken':
     case 'conflict':
     case 'last_owner':
@@ -49,6 +52,7 @@ const REASONS: Record<number, string> = {
   403: 'Forbidden',
   404: 'Not Found',
   409: 'Conflict',
+  410: 'Gone',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
   503: 'Service Unavailable',

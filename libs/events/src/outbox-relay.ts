@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 import { eventSubject } from '@sa/contracts';
 import { EventStreamConfig, ensureEventStream } from './event-stream';
 import { outboxChannel, qualifiedTable } from './outbox-sql';
-import { PgListener, pgClientConfig } from '@sa/db';
+import { checkOut, PgListener, pgClientConfig } from '@sa/db';
 import { sampledGauges } from '@sa/metrics';
 
 export interface OutboxRelayOptions {
@@ -179,18 +179,7 @@ export class OutboxRelay {
    * are the only values, written as literals).
    */
   private async publishBatch(): Promise<{ claimed: number; published: number }> {
-    const client = await this.pool.connect();
-    // While checked out the pool does not listen for errors: a connection lost between queries
-    // (during the publishes) would otherwise be an uncaught 'error' event. The next query fails.
-    let lost: Error | undefined;
-    const onError = (err: Error): void => {
-      lost = err;
-    };
-    client.on('error', onError);
-    const release = (broken?: Error): void => {
-      client.removeListener('error', onError);
-      client.release(broken ?? lost);
-    };
+    const { client, release } = await checkOut(this.pool);
     let open = true;
     try {
       const results = (await client.query(
@@ -225,8 +214,8 @@ export class OutboxRelay {
       this.logger.debug({ published: published.length, duplicates }, 'outbox batch published');
       return { claimed: rows.length, published: published.length };
     } catch (err) {
-      // A connection that cannot roll back is closed rather than handed out again.
-      const broken = open && !lost ? await client.query('ROLLBACK').then(() => undefined, (e: Error) => e) : undefined;
+      // A connection that cannot roll back (lost, say) is closed rather than handed out again.
+      const broken = open ? await client.query('ROLLBACK').then(() => undefined, (e: Error) => e) : undefined;
       release(broken);
       throw err;
     }

@@ -15,7 +15,7 @@ export interface PlanLimit {
 
 /**
  * Defaults per plan. The spec gives no numbers (part 8 gaps): these are this implementation's
- * choice (docs/decisions.md), overridable with PLAN_LIMITS and per workspace with the admin CLI.
+ * choice (docs/decisions/api.md, "Plans, quotas and slots"), overridable with PLAN_LIMITS and per workspace with the admin CLI.
  */
 export const DEFAULT_PLAN_LIMITS: Record<Plan, PlanLimit> = {
   growth_trial: { botSlots: 3, messagesPerMonth: 5000, pagesPerBot: 500, widgetMessagesPerBotPerMonth: 500 },

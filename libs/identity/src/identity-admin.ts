@@ -93,6 +93,40 @@ export class IdentityAdmin {
     });
   }
 
+  /**
+   * The first-run setup's workspace (issue 31): made with this id, or the one already made with it
+   * (the console retries with the same id). Enterprise gets both contract flags, so every plan
+   * the setup may give includes API access and webhooks where the plan has them at all.
+   */
+  async setupWorkspace(id: string, name: string, plan: Plan): Promise<WorkspaceEntity> {
+    this.checkId(id, 'workspaceId');
+    if (!name.trim()) throw new AdminInputError('the workspace name must not be empty');
+    const existing = await this.ds.getRepository(WorkspaceEntity).findOne({ where: { id } });
+    if (existing) return existing;
+    try {
+      return await this.ds.getRepository(WorkspaceEntity).save(
+        this.ds.getRepository(WorkspaceEntity).create({
+          id,
+          name: name.trim(),
+          plan,
+          trialEndsAt: plan === 'growth_trial' ? new Date(Date.now() + DEFAULT_TRIAL_DAYS * 86400_000) : null,
+          billingStatus: 'active',
+          enterpriseApi: plan === 'enterprise',
+          enterpriseWebhooks: plan === 'enterprise',
+          tierSlots: { starter: 0, growth: 0, scale: 0 },
+          messagesPerMonth: null,
+          pagesPerBot: null,
+          botSlots: null,
+        }),
+      );
+    } catch (err) {
+      // The same id saved by a concurrent retry: that one stands.
+      const again = await this.ds.getRepository(WorkspaceEntity).findOne({ where: { id } });
+      if (again) return again;
+      throw err;
+    }
+  }
+
   async updateWorkspace(id: string, changes: WorkspaceChanges): Promise<WorkspaceEntity> {
     this.checkId(id, '--id');
     this.checkChanges(changes);

@@ -1,5 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pino, { DestinationStream, Logger, LoggerOptions } from 'pino';
+import { defaultAppLogFormat, logFormatFromEnv } from './log-format';
+import { createPrettifier } from './pretty';
 import { redactQueryError } from './query-parameters';
 
 /** Paths never written to logs: tokens, secrets, the Authorization header. */
@@ -39,6 +41,7 @@ function serializeError(err: unknown): unknown {
 
 export interface CreateLoggerOptions {
   level?: string;
+  /** Readable lines (true) or JSON (false); by default LOG_FORMAT decides (see logFormatFromEnv, defaultAppLogFormat). */
   pretty?: boolean;
   /** Where JSON lines go (default stdout); a CLI whose stdout is its result logs to stderr (pino.destination(2)). */
   destination?: DestinationStream;
@@ -57,14 +60,11 @@ export function createLogger(service: string, opts: CreateLoggerOptions = {}): L
     },
   };
   if (opts.destination) return pino(options, opts.destination);
-  const pretty = opts.pretty ?? (process.env['LOG_PRETTY'] === 'true' || (process.stdout.isTTY && process.env['NODE_ENV'] !== 'production'));
-  if (pretty) {
-    try {
-      require.resolve('pino-pretty');
-      return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid' } } });
-    } catch {
-      // pino-pretty is a dev dependency; production images log JSON.
-    }
-  }
-  return pino(options);
+  const fallback = defaultAppLogFormat(Boolean(process.stdout.isTTY), process.env['NODE_ENV']);
+  const format = opts.pretty === undefined ? logFormatFromEnv(process.env, fallback) : opts.pretty ? 'pretty' : 'json';
+  // pino-pretty in this thread, writing to stdout as pino would: no transport (a worker thread
+  // for every logger of the app, whose lines reached the terminal out of order).
+  const prettify = format === 'pretty' ? createPrettifier() : null;
+  if (prettify) return pino(options, { write: (line: string) => void process.stdout.write(prettify(line.endsWith('\n') ? line.slice(0, -1) : line)) });
+  return pino(options); // JSON; also when pino-pretty (a dev dependency) is not installed
 }

@@ -4,3 +4,4 @@ export * from './passwords';
 export * from './people-admin';
 export * from './roles';
 export * from './secrets';
+export * from './setup-code';

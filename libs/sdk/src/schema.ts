@@ -458,7 +458,7 @@ export interface components {
             available_slots?: {
                 [key: string]: number;
             };
-            /** @description Machine code. The spec names `api_locked`; the complete list is not shown. This implementation sends: `bad_request`, `unauthorized`, `api_locked`, `plan_capacity_exhausted`, `quota_exhausted`, `insufficient_scope`, `bot_access_denied`, `tier_capacity_unavailable`, `not_found`, `bot_name_taken`, `conflict`, `rate_limited`, `service_unavailable`, `internal_error`; the visitor widget API also `widget_budget_exhausted`, `session_forbidden`, `origin_not_allowed`, `invalid_user_hash`; the owner console's API also `not_signed_in`, `invalid_credentials`, `invalid_token`, `csrf_failed`, `forbidden_role`, `last_owner`, `too_many_attempts`. */
+            /** @description Machine code. The spec names `api_locked`; the complete list is not shown. This implementation sends: `bad_request`, `unauthorized`, `api_locked`, `plan_capacity_exhausted`, `quota_exhausted`, `insufficient_scope`, `bot_access_denied`, `tier_capacity_unavailable`, `not_found`, `bot_name_taken`, `conflict`, `rate_limited`, `service_unavailable`, `internal_error`; the visitor widget API also `widget_budget_exhausted`, `session_forbidden`, `origin_not_allowed`, `invalid_user_hash`; the owner console's API also `not_signed_in`, `invalid_credentials`, `invalid_token`, `csrf_failed`, `forbidden_role`, `last_owner`, `too_many_attempts`, `invalid_setup_code`, `setup_done`. */
             code?: string;
             /** @description Reason phrase of the status, for example `Conflict` (this implementation). */
             error?: string;

@@ -6,3 +6,4 @@ export * from './http/fake-model-server';
 export * from './http/routed-site';
 export * from './factories/chat-events';
 export * from './integration/domain-errors';
+export * from './files/hostile-files';

@@ -28,8 +28,8 @@ export const WEBHOOK_NAME_MAX_CHARS = 100;
 
 /**
  * The event type of a test delivery ("Send test event"): not one of the five events, so that a
- * receiver acting on those never mistakes a test for a real lead or booking (docs/decisions.md,
- * "Issue 16: webhook test events"). Signed and sent like any delivery.
+ * receiver acting on those never mistakes a test for a real lead or booking
+ * (docs/decisions/webhooks.md, "Issue 16: webhook test events"). Signed and sent like any delivery.
  */
 export const WEBHOOK_TEST_EVENT = 'webhook.test';
 

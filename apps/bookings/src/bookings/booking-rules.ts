@@ -7,7 +7,7 @@ export type TransitionResult = { ok: true; next: BookingStatus } | { ok: false; 
 /**
  * Spec part 3, booking rules 1–3. confirm and reject apply only to pending bookings ("already
  * decided" otherwise); cancel and reschedule only to pending or confirmed ones ("no longer
- * active" otherwise). A reschedule keeps the status (docs/decisions.md): a pending booking stays
+ * active" otherwise). A reschedule keeps the status (docs/decisions/leads-bookings.md): a pending booking stays
  * pending, a confirmed one stays confirmed and holds the new slot instead of the old one.
  */
 export function transition(from: BookingStatus, action: BookingAction): TransitionResult {

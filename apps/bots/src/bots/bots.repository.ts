@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import type { BotView, EnterpriseTier, SlotKind } from '@sa/contracts';
+import type { BotSummary, BotView, EnterpriseTier, SlotKind } from '@sa/contracts';
 import { hotQuery } from '@sa/db';
 import { BotEntity } from './bot.entity';
+import { BEHAVIOUR_COLUMNS, BEHAVIOUR_JOIN, behaviourOf } from '../behaviour/behaviour.repository';
 
 interface BotRow {
   id: string;
@@ -64,6 +65,19 @@ export class BotsRepository {
         ORDER BY b.created_at, b.id LIMIT $3`,
       [tenantId, botIds, limit],
     );
+  }
+
+  /** Name, language and behaviour of those of `ids` that are bots of the tenant, in one statement (chat asks on every turn). */
+  async summaries(tenantId: string, ids: string[]): Promise<BotSummary[]> {
+    if (!ids.length) return [];
+    const rows = await hotQuery<{ id: string; name: string; language: string; instructions: string; fallback_reply: string | null; answer_length: string; starter_questions: string[] }>(
+      this.ds,
+      'bots_summaries',
+      `SELECT b.id, b.name, b.language, ${BEHAVIOUR_COLUMNS} FROM bots.bots b ${BEHAVIOUR_JOIN}
+        WHERE b.tenant_id = $1 AND b.id = ANY($2::uuid[]) ORDER BY b.created_at, b.id`,
+      [tenantId, ids],
+    );
+    return rows.map((r) => ({ id: r.id, name: r.name, language: r.language, behaviour: behaviourOf(r) }));
   }
 
   /** Which of `ids` are bots of the tenant. */

@@ -33,10 +33,7 @@ export class BotsService {
 
   /** Name and language of the caller's bots among `ids` (for chat: language fallback, prompts). */
   async describe(ctx: CallerContext, ids: string[]): Promise<BotSummary[]> {
-    const found = new Set(await this.bots.existing(ctx.tenantId, [...new Set(ids)].slice(0, 1000)));
-    if (!found.size) return [];
-    const rows = await this.bots.list(ctx.tenantId, [...found], found.size);
-    return rows.map((b) => ({ id: b.id, name: b.name, language: b.language }));
+    return this.bots.summaries(ctx.tenantId, [...new Set(ids)].slice(0, 1000));
   }
 
   /**

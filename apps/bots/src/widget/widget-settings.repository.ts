@@ -18,6 +18,8 @@ export interface WidgetSettingsRow {
   identity_secret: string | null;
   identity_secret_created_at: Date | null;
   updated_at: Date | null;
+  /** From the bot's behaviour (issue 32). */
+  starter_questions: string[];
 }
 
 export type StoredWidgetSettings = Pick<WidgetSettingsRow, 'allowed_origins' | 'color' | 'position' | 'greeting' | 'launcher_text'>;
@@ -26,8 +28,9 @@ const SELECT = `
   SELECT b.id AS chatbot_id, b.tenant_id, b.name, b.language,
          coalesce(w.allowed_origins, '{}') AS allowed_origins,
          coalesce(w.color, $COLOR) AS color, coalesce(w.position, $POSITION) AS position,
-         w.greeting, w.launcher_text, w.identity_secret, w.identity_secret_created_at, w.updated_at
-    FROM bots.bots b LEFT JOIN bots.widget_settings w ON w.chatbot_id = b.id`
+         w.greeting, w.launcher_text, w.identity_secret, w.identity_secret_created_at, w.updated_at,
+         coalesce(h.starter_questions, '{}') AS starter_questions
+    FROM bots.bots b LEFT JOIN bots.widget_settings w ON w.chatbot_id = b.id LEFT JOIN bots.behaviour h ON h.chatbot_id = b.id`
   .replace('$COLOR', `'${DEFAULT_WIDGET_THEME.color}'`)
   .replace('$POSITION', `'${DEFAULT_WIDGET_THEME.position}'`);
 

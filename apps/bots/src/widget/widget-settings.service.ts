@@ -60,7 +60,7 @@ export function toSettingsView(r: WidgetSettingsRow): WidgetSettingsView {
 }
 
 export function toPublicBot(r: WidgetSettingsRow): PublicBot {
-  return { id: r.chatbot_id, tenant_id: r.tenant_id, name: r.name, language: r.language, allowed_origins: r.allowed_origins, widget: themeOf(r), identity: r.identity_secret !== null };
+  return { id: r.chatbot_id, tenant_id: r.tenant_id, name: r.name, language: r.language, allowed_origins: r.allowed_origins, widget: themeOf(r), identity: r.identity_secret !== null, starter_questions: r.starter_questions };
 }
 
 /**

@@ -123,6 +123,17 @@ describe('extractiveAnswer', () => {
     });
   });
 
+  it("a bot's fallback reply replaces the default phrase when nothing matches (issue 32), and only then", async () => {
+    const fallbackReply = 'Ask us at help@acme.example, we answer within a day.';
+    const none = extractiveAnswer({ question: 'Do you sell boats?', passages: [], language: 'ja-JP', fallbackReply });
+    expect(none).toMatchObject({ relevant: false, text: fallbackReply });
+    expect((await read(none.chunks)).join('')).toBe(fallbackReply);
+    expect(extractiveAnswer({ question: 'Do you sell boats?', passages: [], language: 'ja-JP', fallbackReply: null }).text).toBe(phrase('noKnowledge', 'ja-JP'));
+    const found = extractiveAnswer({ question: 'How much is the premium plan?', passages: [{ text: 'The premium plan costs 29 dollars a month.', score: 0.9, document_id: 'd', title: null, source_url: null }], language: 'en', fallbackReply });
+    expect(found.relevant).toBe(true);
+    expect(found.text).not.toContain('help@acme');
+  });
+
   it('a long answer of several sentences gets the lead-in; a short one does not', () => {
     const long = extractiveAnswer({ question: 'Can I get a refund on sale items?', passages: kb(english.returns), language: 'en' });
     expect(long.text.startsWith(`${phrase('leadIn', 'en')}\n`)).toBe(true);

@@ -150,10 +150,10 @@ function otherLanguage(text: string, language: string): boolean {
  * When nothing matches at least half of the question's topic terms, the reply is the
  * "nothing found" phrase in the reply language and `relevant` is false.
  */
-export function extractiveAnswer(input: { question: string; passages: readonly PassageView[]; language: string }): ExtractiveAnswer {
+export function extractiveAnswer(input: { question: string; passages: readonly PassageView[]; language: string; fallbackReply?: string | null }): ExtractiveAnswer {
   const { question, passages, language } = input;
   const terms = termsOf(question);
-  const notFound = () => answer(phrase('noKnowledge', language), false, []);
+  const notFound = () => answer(input.fallbackReply || phrase('noKnowledge', language), false, []);
   if (terms.length === 0 || passages.length === 0) return notFound();
 
   const ranked = [...passages].sort((a, b) => b.score - a.score).slice(0, MAX_PASSAGES);

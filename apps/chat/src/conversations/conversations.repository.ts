@@ -1,7 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import type { ConsoleChatMessageView, MessagePassageView } from '@sa/contracts';
 import { ChatMessageRow, ChatMessageView, ConversationView, MESSAGE_COLUMNS, MESSAGE_ORDER, toChatMessageView } from './conversations.views';
+import { TRANSCRIPT_PASSAGES_BUDGET } from './message-passages';
 import { searchPlan } from './search-query';
 
 /** Most messages GET /conversations/{sessionId} returns (list responses are bounded): the first ones. */
@@ -85,5 +87,39 @@ export class ConversationsRepository {
       [tenantId, sessionId, limit],
     );
     return rows.map(toChatMessageView);
+  }
+
+  /**
+   * The console's transcript for owners and admins (issue 32, "Why this answer"): the messages of
+   * `messages()` and, on the bot's answers, the passages each was given (null: none recorded). A
+   * person's replies and the visitor's messages have no `passages`. The latest answers keep their
+   * passages up to `budget` characters of passage JSON; older ones get `passages_omitted`.
+   */
+  async transcript(tenantId: string, sessionId: string, limit = SESSION_MESSAGES_MAX, budget = TRANSCRIPT_PASSAGES_BUDGET): Promise<ConsoleChatMessageView[]> {
+    const rows: (ChatMessageRow & { author_kind: string | null; passages: MessagePassageView[] | null })[] = await this.ds.query(
+      `SELECT ${MESSAGE_COLUMNS}, author_kind, passages FROM chat.messages
+        WHERE tenant_id = $1 AND session_id = $2
+        ORDER BY ${MESSAGE_ORDER} LIMIT $3`,
+      [tenantId, sessionId, limit],
+    );
+    let left = budget;
+    const views: ConsoleChatMessageView[] = new Array(rows.length);
+    for (let i = rows.length - 1; i >= 0; i--) {
+      const r = rows[i];
+      const view: ConsoleChatMessageView = toChatMessageView(r);
+      if (r.role === 'assistant' && r.author_kind !== 'person') {
+        const passages = Array.isArray(r.passages) ? r.passages : null;
+        const size = passages ? JSON.stringify(passages).length : 0;
+        if (passages && size > left) {
+          view.passages = null;
+          view.passages_omitted = true;
+        } else {
+          view.passages = passages;
+          left -= size;
+        }
+      }
+      views[i] = view;
+    }
+    return views;
   }
 }

@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import type { PassageView } from '@sa/contracts';
 import { queryRows } from '@sa/db';
 import { questionKey } from '../analytics/question-key';
+import { passageRecords } from './message-passages';
 import { ChatFeedback, ChatMessageRow, ChatMessageView, ChatRole, MESSAGE_COLUMNS, MESSAGE_ORDER, MESSAGE_ORDER_DESC, toChatMessageView } from './conversations.views';
 
 /** Longest session preview (characters): the start of the session's first user message. */
@@ -16,7 +18,14 @@ export interface NewTurn {
   /** `api` for POST /v1/chat, `widget` for the widget. */
   channel: string;
   user: { content: string; language: string | null };
-  assistant: { content: string; sourceUrls: string[] | null; unanswered: boolean; providerMessageId?: string | null };
+  assistant: {
+    content: string;
+    sourceUrls: string[] | null;
+    unanswered: boolean;
+    providerMessageId?: string | null;
+    /** The passages the turn was given (issue 32, "Why this answer"); stored clipped (passageRecords). Absent: NULL, none recorded. */
+    passages?: readonly PassageView[];
+  };
 }
 
 export interface StoredTurn {
@@ -60,9 +69,9 @@ export class MessagesRepository {
     const rows = await queryRows<ChatMessageRow>(
       m,
       `WITH inserted AS (
-         INSERT INTO chat.messages (tenant_id, chatbot_id, session_id, channel, role, content, language, question_key, source_urls, unanswered, provider_message_id)
-         VALUES ($1, $2, $3, $4, 'user', $5, $6, $7, NULL, false, NULL),
-                ($1, $2, $3, $4, 'assistant', $8, NULL, NULL, $9::text[], $10, $11)
+         INSERT INTO chat.messages (tenant_id, chatbot_id, session_id, channel, role, content, language, question_key, source_urls, unanswered, provider_message_id, passages)
+         VALUES ($1, $2, $3, $4, 'user', $5, $6, $7, NULL, false, NULL, NULL),
+                ($1, $2, $3, $4, 'assistant', $8, NULL, NULL, $9::text[], $10, $11, $12::jsonb)
          RETURNING ${MESSAGE_COLUMNS}
        ), session AS (
          INSERT INTO chat.sessions AS s (tenant_id, session_id, chatbot_id, channel, message_count, first_at, last_at, preview)
@@ -86,6 +95,7 @@ export class MessagesRepository {
         t.assistant.sourceUrls,
         t.assistant.unanswered,
         t.assistant.providerMessageId ?? null,
+        t.assistant.passages ? JSON.stringify(passageRecords(t.assistant.passages)) : null,
       ],
     );
     const user = rows.find((r) => r.role === 'user');

@@ -16,6 +16,7 @@ export class HandoffNotifyHandler implements EventHandler {
     const e = event as EventEnvelope<'conversation.handoff'>;
     await this.rpc.send('console.handoff.notify', {
       workspaceId: e.tenant_id,
+      eventId: e.id,
       sessionId: e.data.session_id,
       chatbotId: e.data.chatbot_id,
       kind: e.data.kind,

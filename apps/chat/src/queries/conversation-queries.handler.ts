@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { BotAccess, enforceBotAccess, visibleBots } from '@sa/bot-access';
-import { AnalyticsQuestionsRequest, AnalyticsQuestionsView, AnalyticsRequest, AnalyticsView, CONVERSATIONS_LIMIT_DEFAULT, CallerContext, ChatMessageView, ConsoleConversationsRequest, ConversationMessagesRequest, ConversationView } from '@sa/contracts';
-import { NotFound } from '@sa/errors';
+import { AnalyticsQuestionsRequest, AnalyticsQuestionsView, AnalyticsRequest, AnalyticsView, CONVERSATIONS_LIMIT_DEFAULT, CallerContext, ChatMessageView, ConsoleChatMessageView, ConsoleConversationsRequest, ConversationMessagesRequest, ConversationView } from '@sa/contracts';
+import { InsufficientScope, NotFound } from '@sa/errors';
 import { RpcClient, RpcHandler } from '@sa/messaging';
 import { AnalyticsRepository } from '../analytics/analytics.repository';
 import { CHAT_CONFIG, ChatConfig } from '../config/chat.config';
@@ -43,6 +43,21 @@ export class ConversationQueriesHandler {
     if (owner === undefined) return [];
     enforceBotAccess(ctx, BotAccess.OfResource, owner, { what: 'that session' });
     return this.conversations.messages(ctx.tenantId, req.sessionId);
+  }
+
+  /**
+   * Issue 32 ("Why this answer"): the console's transcript for owners and admins, each answer with
+   * the passages it was given. The console asks only for owners and admins; here, defensively, the
+   * caller must be a person (no API token or connection: never the public API) with the
+   * owner/admin scopes (the console gives members only the `:read` ones).
+   */
+  @RpcHandler('chat.conversation.transcript')
+  async transcriptOf(req: ConversationMessagesRequest, ctx: CallerContext): Promise<ConsoleChatMessageView[]> {
+    if (ctx.tokenId != null || !ctx.scopes.includes('kb:write')) throw new InsufficientScope('kb:write');
+    const owner = await this.messages.sessionBot(ctx.tenantId, req.sessionId);
+    if (owner === undefined) return [];
+    enforceBotAccess(ctx, BotAccess.OfResource, owner, { what: 'that session' });
+    return this.conversations.transcript(ctx.tenantId, req.sessionId);
   }
 
   @RpcHandler('chat.analytics.summary')

@@ -185,7 +185,7 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
         if (result.handoff) handoff = 'detected';
         sources = unanswered ? [] : urlsOf(turn.passages);
       } else {
-        const answer = extractiveAnswer({ question: req.message, passages: turn.passages, language: turn.language });
+        const answer = extractiveAnswer({ question: req.message, passages: turn.passages, language: turn.language, fallbackReply: turn.bot?.behaviour?.fallback_reply });
         unanswered = !answer.relevant;
         sources = answer.sources;
         for await (const piece of answer.chunks) {
@@ -236,19 +236,32 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
   /** Streams the model's answer; the model's control tokens ([HANDOFF], [NO_ANSWER]) are taken off and reported. */
   private async generate(turn: Turn, emit: (piece: string) => void): Promise<{ unanswered: boolean; handoff: boolean }> {
     const history = this.config.historyMessages ? await this.messages.history(turn.ctx.tenantId, turn.sessionId, this.config.historyMessages) : [];
-    const messages = buildMessages({ question: turn.req.message, passages: turn.passages, history, language: turn.language, botName: turn.bot?.name, historyMessages: this.config.historyMessages });
+    const behaviour = turn.bot?.behaviour;
+    const messages = buildMessages({
+      question: turn.req.message,
+      passages: turn.passages,
+      history,
+      language: turn.language,
+      botName: turn.bot?.name,
+      behaviour,
+      historyMessages: this.config.historyMessages,
+    });
+    const fallback = behaviour?.fallback_reply ?? null;
     let text = '';
     let handoff = false;
+    let signalled = false;
     let unanswered = turn.passages.length === 0;
     const deltas = withoutControlTokens(streamAnswer(this.model!, messages, turn.abort.signal), (token) => {
       if (token === 'handoff') handoff = true;
-      else unanswered = true;
+      else unanswered = signalled = true;
     });
     for await (const delta of deltas) {
+      // The owner's fallback reply replaces whatever the model adds after [NO_ANSWER].
+      if (signalled && fallback) continue;
       text += delta;
       emit(delta);
     }
-    if (!text.trim() && unanswered && !turn.abort.signal.aborted) emit(phrase('noKnowledge', turn.language));
+    if (!text.trim() && unanswered && !turn.abort.signal.aborted) emit(fallback ?? phrase('noKnowledge', turn.language));
     return { unanswered, handoff };
   }
 
@@ -263,7 +276,7 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
         sessionId: turn.sessionId,
         channel: req.channel,
         user: { content: question, language: turn.detected ?? turn.language },
-        assistant: { content: text, sourceUrls: sources, unanswered },
+        assistant: { content: text, sourceUrls: sources, unanswered, passages: turn.passages },
       });
       const common = { session_id: turn.sessionId, chatbot_id: turn.bot?.id ?? null, channel: req.channel };
       await this.outbox.add(m, 'chat.turn.completed', ctx.tenantId, {
@@ -324,7 +337,7 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
       if (!bot) throw new NotFound('Bot');
       return bot;
     }
-    // No chatbotId (unrestricted token): the workspace's first bot, if it has one (docs/decisions.md).
+    // No chatbotId (unrestricted token): the workspace's first bot, if it has one (docs/decisions/chat.md).
     const [first] = await this.rpc.send('bots.bot.list', {}, ctx);
     return first ? { id: first.id, name: first.name, language: first.language } : null;
   }

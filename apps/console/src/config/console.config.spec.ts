@@ -52,3 +52,27 @@ describe('MCP OAuth settings', () => {
     expect(normaliseResource('https://mcp.example.com/mcp/?a=1')).toBe('https://mcp.example.com/mcp?a=1');
   });
 });
+
+describe('the handoff e-mail window (issue 30)', () => {
+  it('defaults to five minutes and takes 1 s to a day', () => {
+    expect(loadConsoleConfig({}).handoffMailWindowSeconds).toBe(300);
+    expect(loadConsoleConfig({ CONSOLE_HANDOFF_MAIL_WINDOW_SECONDS: '6' }).handoffMailWindowSeconds).toBe(6);
+    expect(() => loadConsoleConfig({ CONSOLE_HANDOFF_MAIL_WINDOW_SECONDS: '0' })).toThrow(/CONSOLE_HANDOFF_MAIL_WINDOW_SECONDS/);
+    expect(() => loadConsoleConfig({ CONSOLE_HANDOFF_MAIL_WINDOW_SECONDS: 'soon' })).toThrow(/CONSOLE_HANDOFF_MAIL_WINDOW_SECONDS/);
+  });
+});
+
+describe('sign-in throttle settings', () => {
+  it('defaults: five failures per account (and pair), twenty per address, delays from 1 s doubling up to 5 min, a 15-minute window, known addresses for 30 days', () => {
+    const c = loadConsoleConfig({});
+    expect([c.signInMaxFailuresPerAccount, c.signInMaxFailuresPerAddress, c.signInDelaySeconds, c.signInMaxDelaySeconds, c.signInFailureWindowSeconds, c.signInKnownAddressDays]).toEqual([5, 20, 1, 300, 900, 30]);
+  });
+
+  it('reads the variables and refuses values out of range', () => {
+    const c = loadConsoleConfig({ CONSOLE_SIGNIN_DELAY_SECONDS: '2', CONSOLE_SIGNIN_MAX_DELAY_SECONDS: '60', CONSOLE_SIGNIN_KNOWN_ADDRESS_DAYS: '0' });
+    expect([c.signInDelaySeconds, c.signInMaxDelaySeconds, c.signInKnownAddressDays]).toEqual([2, 60, 0]);
+    expect(() => loadConsoleConfig({ CONSOLE_SIGNIN_DELAY_SECONDS: '0' })).toThrow(/CONSOLE_SIGNIN_DELAY_SECONDS/);
+    expect(() => loadConsoleConfig({ CONSOLE_SIGNIN_MAX_DELAY_SECONDS: 'soon' })).toThrow(/CONSOLE_SIGNIN_MAX_DELAY_SECONDS/);
+    expect(() => loadConsoleConfig({ CONSOLE_SIGNIN_KNOWN_ADDRESS_DAYS: '400' })).toThrow(/CONSOLE_SIGNIN_KNOWN_ADDRESS_DAYS/);
+  });
+});

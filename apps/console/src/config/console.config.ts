@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { blobStorageConfig } from '@sa/blob-storage';
 import { commonConfig, env, parseConfig } from '@sa/config';
 import { edgeConfig } from '@sa/edge';
-import { LEADS_EXPORT_PAGE } from '@sa/contracts';
+import { LEADS_EXPORT_PAGE, PLANS } from '@sa/contracts';
 
 /** An http(s) URL without a path, query or fragment: the origin people open the console at. */
 function publicUrl(name: string) {
@@ -78,10 +78,19 @@ export const loadConsoleConfig = (source: Record<string, string | undefined> = p
       sessionAbsoluteSeconds: env.int('CONSOLE_SESSION_ABSOLUTE_SECONDS', 12 * 3600, { min: 300, max: 90 * 86400 }),
       invitationTtlSeconds: env.int('CONSOLE_INVITATION_TTL_SECONDS', 7 * 86400, { min: 300, max: 90 * 86400 }),
       passwordResetTtlSeconds: env.int('CONSOLE_PASSWORD_RESET_TTL_SECONDS', 3600, { min: 300, max: 7 * 86400 }),
-      /** Failed sign-ins allowed per account, and per client address, within the window. */
+      /**
+       * The sign-in throttle (SignInThrottle): failed sign-ins per account (and per account and
+       * address), and per client address, before each further attempt waits a delay that doubles
+       * from CONSOLE_SIGNIN_DELAY_SECONDS up to CONSOLE_SIGNIN_MAX_DELAY_SECONDS; failures are
+       * forgotten a window after that delay; an address an account signed in from is known for
+       * CONSOLE_SIGNIN_KNOWN_ADDRESS_DAYS.
+       */
       signInMaxFailuresPerAccount: env.int('CONSOLE_SIGNIN_MAX_FAILURES_PER_ACCOUNT', 5, { min: 1 }),
       signInMaxFailuresPerAddress: env.int('CONSOLE_SIGNIN_MAX_FAILURES_PER_ADDRESS', 20, { min: 1 }),
       signInFailureWindowSeconds: env.int('CONSOLE_SIGNIN_FAILURE_WINDOW_SECONDS', 900, { min: 1, max: 86400 }),
+      signInDelaySeconds: env.int('CONSOLE_SIGNIN_DELAY_SECONDS', 1, { min: 1, max: 3600 }),
+      signInMaxDelaySeconds: env.int('CONSOLE_SIGNIN_MAX_DELAY_SECONDS', 300, { min: 1, max: 86400 }),
+      signInKnownAddressDays: env.int('CONSOLE_SIGNIN_KNOWN_ADDRESS_DAYS', 30, { min: 0, max: 365 }),
       throttlePrefix: env.str('CONSOLE_THROTTLE_PREFIX', 'sa:console:'),
       /** Leads per leads.lead.list call while streaming a CSV export (each reply well under NATS's 1 MB). */
       leadsExportPage: env.int('CONSOLE_LEADS_EXPORT_PAGE', LEADS_EXPORT_PAGE, { min: 10, max: 500 }),
@@ -89,6 +98,15 @@ export const loadConsoleConfig = (source: Record<string, string | undefined> = p
       passwordResetMaxPerAccount: env.int('CONSOLE_PASSWORD_RESET_MAX_PER_ACCOUNT', 3, { min: 1 }),
       passwordResetMaxPerAddress: env.int('CONSOLE_PASSWORD_RESET_MAX_PER_ADDRESS', 20, { min: 1 }),
       passwordResetWindowSeconds: env.int('CONSOLE_PASSWORD_RESET_WINDOW_SECONDS', 3600, { min: 1, max: 86400 }),
+      /** Handoff e-mails: each owner and admin gets at most one per window, a digest of the conversations waiting since the last (issue 30). */
+      handoffMailWindowSeconds: env.int('CONSOLE_HANDOFF_MAIL_WINDOW_SECONDS', 300, { min: 1, max: 86400 }),
+      // ---- First-run setup (issue 31) ----
+      /** The plan the setup's workspace gets: by default scale, which has everything the spec gates (API access, webhooks). */
+      setupPlan: env.oneOf('CONSOLE_SETUP_PLAN', PLANS, 'scale'),
+      /** A setup code chosen by the operator (a Secret; at least 16 letters or digits); empty: one is generated at each start and logged. */
+      setupCode: env.str('CONSOLE_SETUP_CODE', ''),
+      /** How long a setup code works (restarting the console makes a new one while nobody is set up). */
+      setupCodeTtlHours: env.int('CONSOLE_SETUP_CODE_TTL_HOURS', 24, { min: 1, max: 720 }),
       // ---- MCP OAuth (issue 17): the authorization server at /oauth/* ----
       /** The MCP server's resource URL (RFC 8707): the only resource tokens are issued for. Default http://127.0.0.1:${MCP_PORT:-3001}/mcp. */
       mcpResourceUrl: env.url('MCP_RESOURCE_URL', `http://127.0.0.1:${source['MCP_PORT'] || '3001'}/mcp`, ['http', 'https']),

@@ -4,12 +4,16 @@ import { ConsoleConversationsRequest, ConversationDetailView, ConversationParams
 import { dto } from '@sa/edge';
 import { NotFound } from '@sa/errors';
 import { RpcClient } from '@sa/messaging';
+import { roleAtLeast } from '@sa/people';
 import { ConsoleCaller, ConsoleCallerInfo, ConsoleRoute, workspaceOf } from '../auth/console-route.decorator';
 import { ApiConsoleErrors, ApiData, ApiList } from '../openapi/console-responses';
 
 /**
  * Conversations (issue 19): every member reads the sessions (search `q`, channel and bot filters:
  * chat.conversation.list) and one session's transcript with its sources, feedback and lead.
+ * Issue 32 ("Why this answer"): owners and admins get each bot answer's passages
+ * (chat.conversation.transcript); members get the messages without a `passages` member
+ * (chat.conversation.messages, as the public API).
  */
 @ApiTags('Conversations')
 @Controller('api/workspaces/:workspaceId/conversations')
@@ -31,13 +35,20 @@ export class ConversationsController {
 
   @Get(':sessionId')
   @ConsoleRoute('member')
-  @ApiOperation({ operationId: 'getConversation', summary: 'A conversation', description: "The session's messages (oldest first, with sources and feedback) and its lead, if any. A session with neither is 404." })
+  @ApiOperation({
+    operationId: 'getConversation',
+    summary: 'A conversation',
+    description:
+      "The session's messages (oldest first, with sources and feedback) and its lead, if any. A session with neither is 404. " +
+      "For owners and admins, each bot answer also has `passages`: the knowledge passages it was given (members never get them).",
+  })
   @ApiData(200, 'The transcript and the lead.', ConversationDetailView)
   @ApiConsoleErrors(400, 401, 404, 503)
   async get(@ConsoleCaller() caller: ConsoleCallerInfo, @Param(dto(ConversationParams, 'path')) params: ConversationParams): Promise<{ data: ConversationDetailView }> {
-    const { ctx } = workspaceOf(caller);
+    const { ctx, workspace } = workspaceOf(caller);
+    const withPassages = roleAtLeast(workspace.role, 'admin');
     const [messages, leads] = await Promise.all([
-      this.rpc.send('chat.conversation.messages', { sessionId: params.sessionId }, ctx),
+      withPassages ? this.rpc.send('chat.conversation.transcript', { sessionId: params.sessionId }, ctx) : this.rpc.send('chat.conversation.messages', { sessionId: params.sessionId }, ctx),
       this.rpc.send('leads.lead.list', { sessionId: params.sessionId, limit: 1 }, ctx),
     ]);
     if (messages.length === 0 && leads.length === 0) throw new NotFound('Conversation');

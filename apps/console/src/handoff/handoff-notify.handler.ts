@@ -1,36 +1,20 @@
-import { Controller, Inject } from '@nestjs/common';
-import type { Logger } from 'pino';
+import { Controller } from '@nestjs/common';
 import { HandoffNotifyReply, HandoffNotifyRequest } from '@sa/contracts';
-import { RpcClient, RpcHandler } from '@sa/messaging';
-import { PeopleAdmin } from '@sa/people';
-import { CONSOLE_CONFIG, CONSOLE_LOGGER, ConsoleConfig } from '../config/console.config';
-import { handoffEmail } from '../mail/person-mail';
+import { RpcHandler } from '@sa/messaging';
+import { HandoffMail } from './handoff-mail.service';
 
 /**
  * console.handoff.notify (queue group `console`; the chat service's conversation.handoff consumer
- * sends it): every owner and admin of the workspace gets an e-mail through the mail outbox
- * (bookings.email.send) with a link to the console's Handoff page.
+ * sends it): the handoff is recorded, and the workspace's owners and admins are e-mailed through
+ * the mail outbox (bookings.email.send), each at most once per window, with a digest of what waits
+ * (HandoffMail).
  */
 @Controller()
 export class HandoffNotifyHandler {
-  constructor(
-    private readonly people: PeopleAdmin,
-    private readonly rpc: RpcClient,
-    @Inject(CONSOLE_CONFIG) private readonly config: ConsoleConfig,
-    @Inject(CONSOLE_LOGGER) private readonly logger: Logger,
-  ) {}
+  constructor(private readonly mail: HandoffMail) {}
 
   @RpcHandler('console.handoff.notify')
   async notify(req: HandoffNotifyRequest): Promise<HandoffNotifyReply> {
-    const recipients = (await this.people.listMembers(req.workspaceId)).filter((m) => m.role === 'owner' || m.role === 'admin');
-    const { workspace } = await this.rpc.send('identity.workspace.get', { workspaceId: req.workspaceId });
-    for (const person of recipients) {
-      await this.rpc.send(
-        'bookings.email.send',
-        handoffEmail({ publicUrl: this.config.publicUrl, to: person.email, workspaceId: req.workspaceId, workspaceName: workspace?.name ?? 'your workspace', kind: req.kind, question: req.question ?? null }),
-      );
-    }
-    this.logger.info({ workspace_id: req.workspaceId, recipients: recipients.length }, 'handoff: owners and admins notified');
-    return { queued: recipients.length };
+    return { queued: await this.mail.notify(req) };
   }
 }

@@ -82,7 +82,9 @@ async function handOverToOauth(oauth: OauthServer, req: FastifyRequest, reply: F
         .code(429)
         .header('retry-after', String(limit.retryAfterSeconds))
         .header('cache-control', 'no-store')
-        .send({ error: 'temporarily_unavailable', error_description: `Too many client registrations from this address; retry in ${limit.retryAfterSeconds} seconds` });
+        // 429 with Retry-After; `too_many_requests` is what the MCP SDK's own authorization server
+        // answers and its client maps (TooManyRequestsError). RFC 7591 has no code for a rate limit.
+        .send({ error: 'too_many_requests', error_description: `Too many client registrations from this address; retry in ${limit.retryAfterSeconds} seconds` });
       return reply;
     }
   }

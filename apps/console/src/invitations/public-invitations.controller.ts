@@ -37,14 +37,17 @@ export class PublicInvitationsController {
   @ApiConsoleErrors(400, 401, 403, 429, 503)
   async accept(@Body(dto(AcceptInvitationRequest, 'body')) body: AcceptInvitationRequest, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<SessionView> {
     const found = await this.people.findInvitation(body.token);
-    if (found?.hasAccount) await this.throttle.check(found.invitation.email, req.ip);
+    // The password of an existing account is checked: reserved like a sign-in (see SignInThrottle).
+    const attempt = found?.hasAccount ? await this.throttle.reserve(found.invitation.email, req.ip) : null;
+    let accepted;
     try {
-      const { person } = await this.people.acceptInvitation(body.token, body.password, body.display_name);
-      return await this.sessions.start(person, reply, this.cookie.read(req));
+      accepted = await this.people.acceptInvitation(body.token, body.password, body.display_name);
     } catch (err) {
-      if (err instanceof InvalidCredentials && found) await this.throttle.failed(found.invitation.email, req.ip);
+      if (attempt) await (err instanceof InvalidCredentials ? this.throttle.failed(attempt) : this.throttle.release(attempt));
       throw err;
     }
+    if (attempt) await this.throttle.succeeded(attempt);
+    return this.sessions.start(accepted.person, reply, this.cookie.read(req));
   }
 
   @Get(':token')

@@ -1,6 +1,6 @@
 import { validateDto } from '@sa/messaging';
 import { SendPersonEmailRequest } from '@sa/contracts';
-import { handoffEmail, invitationEmail, passwordResetEmail } from './person-mail';
+import { handoffDigestEmail, handoffEmail, invitationEmail, passwordResetEmail } from './person-mail';
 
 describe('person e-mails', () => {
   const token = 'A'.repeat(43);
@@ -45,5 +45,26 @@ describe('person e-mails', () => {
     expect(mail.body_text).toContain('A visitor asked to talk to a person');
     expect(handoffEmail({ ...mail, publicUrl: 'http://c', workspaceId: 'w', workspaceName: 'A', kind: 'detected', question: null }).body_text).not.toContain('Their message');
     expect(() => validateDto(SendPersonEmailRequest, mail)).not.toThrow();
+  });
+});
+
+describe('handoffDigestEmail (issue 30)', () => {
+  const base = { publicUrl: 'https://console.example.com', to: 'ada@example.com', workspaceId: 'w1', workspaceName: 'Acme\r\nBcc: x@evil.example' };
+
+  it('is the single handoff e-mail for one conversation', () => {
+    const one = handoffDigestEmail({ ...base, items: [{ kind: 'explicit', question: 'Can I talk to someone?' }], total: 1 });
+    expect(one.subject).toBe('A visitor asks for a person (Acme Bcc: x@evil.example)');
+    expect(one.body_text).toContain('Their message: "Can I talk to someone?"');
+  });
+
+  it('lists the waiting conversations on one line each, counts the rest, and keeps visitor text out of headers', () => {
+    const mail = handoffDigestEmail({ ...base, items: [{ kind: 'explicit', question: 'Line one\nBcc: y@evil.example' }, { kind: 'detected', question: null }], total: 25 });
+    expect(mail.subject).toBe('25 visitors ask for a person (Acme Bcc: x@evil.example)');
+    expect(mail.subject).not.toMatch(/[\r\n]/);
+    expect(mail.body_text).toContain('1. "Line one Bcc: y@evil.example" (asked for a person)');
+    expect(mail.body_text).toContain('2. (no message) (the bot noticed they need a person)');
+    expect(mail.body_text).toContain('… and 23 more.');
+    expect(mail.body_text).toContain('https://console.example.com/w/w1/handoff');
+    expect(mail.body_text).not.toMatch(/\nBcc:/);
   });
 });

@@ -54,3 +54,39 @@ export function handoffEmail(input: { publicUrl: string; to: string; workspaceId
     body_text: `${why} in the workspace "${oneLine(input.workspaceName)}".\n${question}\nTake the conversation over in the console:\n${link}\n`,
   };
 }
+
+/** At most this many waiting conversations are quoted in one handoff digest; the rest are counted. */
+export const HANDOFF_DIGEST_LISTED = 20;
+
+/**
+ * The handoff digest (issue 30): one e-mail per person per window, listing the conversations that
+ * asked for a person since their last one. With one conversation it is the single handoff e-mail.
+ */
+export function handoffDigestEmail(input: {
+  publicUrl: string;
+  to: string;
+  workspaceId: string;
+  workspaceName: string;
+  items: { kind: 'explicit' | 'detected'; question: string | null }[];
+  total: number;
+}): SendPersonEmailRequest {
+  const [first] = input.items;
+  if (input.total === 1 && first) return handoffEmail({ ...input, kind: first.kind, question: first.question });
+  const link = `${input.publicUrl}/w/${encodeURIComponent(input.workspaceId)}/handoff`;
+  const lines = input.items.map((item, i) => {
+    const why = item.kind === 'explicit' ? 'asked for a person' : 'the bot noticed they need a person';
+    return `${i + 1}. ${item.question ? `"${oneLine(item.question).slice(0, 160)}"` : '(no message)'} (${why})`;
+  });
+  const more = input.total - input.items.length;
+  return {
+    kind: 'handoff',
+    to: input.to,
+    workspace_id: input.workspaceId,
+    subject: `${input.total} visitors ask for a person (${oneLine(input.workspaceName)})`,
+    body_text:
+      `${input.total} conversations in the workspace "${oneLine(input.workspaceName)}" asked for a person since our last e-mail:\n\n` +
+      `${lines.join('\n')}\n${more > 0 ? `… and ${more} more.\n` : ''}\n` +
+      `Take them over in the console:\n${link}\n\n` +
+      `You get at most one such e-mail every few minutes; the Handoff page always shows every waiting conversation.\n`,
+  };
+}

@@ -1,11 +1,12 @@
-import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Inject, Param, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
 import { randomUUID } from 'node:crypto';
 import { getDataSourceToken } from '@nestjs/typeorm';
 import type { DataSource } from 'typeorm';
 import { SCOPES, Scope } from '@sa/contracts';
 import { dto } from '@sa/edge';
-import { NotFound, ValidationFailed } from '@sa/errors';
+import { DomainError, NotFound, ValidationFailed } from '@sa/errors';
 import { RpcClient } from '@sa/messaging';
 import { ForbiddenRole, PeopleAdmin, roleAtLeast } from '@sa/people';
 import { ConsoleAudit } from '../audit/console-audit';
@@ -16,6 +17,18 @@ import { AllowInteractionRequest, InteractionDoneView, InteractionParams, Intera
 import { OauthServer } from './oauth-server';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
+
+/** A consent answered in another browser than the one that started the authorization (403). */
+export class OtherBrowser extends DomainError {
+  constructor() {
+    super(
+      'csrf_failed',
+      'This request to connect an application was started in another browser. Only the browser that started it can approve it: if you did not start connecting an application yourself, someone may be trying to get access to your workspace.',
+    );
+  }
+}
+
+type Http = { req: FastifyRequest; reply: FastifyReply };
 
 /**
  * The consent of an authorization (the web page /oauth/consent/:uid calls these): what the client
@@ -34,9 +47,16 @@ export class OauthInteractionsController {
     @Inject(getDataSourceToken()) private readonly ds: DataSource,
   ) {}
 
-  private async load(uid: string): Promise<{ interaction: any; client: any; requested: string[]; resource: string }> {
+  /**
+   * The interaction, if it is still waiting and this browser started it: the request must carry
+   * the signed interaction cookie of that uid (set by the authorization endpoint for the consent
+   * API's path). A link opened in another browser is refused, so a person cannot approve a request
+   * someone else started and sent her (the code would go to his browser).
+   */
+  private async load(uid: string, http: Http): Promise<{ interaction: any; client: any; requested: string[]; resource: string }> {
     const interaction = await this.oauth.provider.Interaction.find(uid);
     if (!interaction || interaction.result) throw new NotFound('Authorization request');
+    if ((await this.oauth.boundInteraction(http.req.raw, http.reply.raw)) !== interaction.uid) throw new OtherBrowser();
     const params = interaction.params as Record<string, string | undefined>;
     const client = params['client_id'] ? await this.oauth.provider.Client.find(params['client_id']) : undefined;
     if (!client) throw new NotFound('Authorization request');
@@ -54,11 +74,16 @@ export class OauthInteractionsController {
 
   @Get()
   @ConsoleRoute('session')
-  @ApiOperation({ operationId: 'getOauthInteraction', summary: 'What a client asks for', description: 'The client (its self-asserted name, never verified), its redirect host, the scopes requested and the workspaces the person may approve for (owner or admin).' })
+  @ApiOperation({ operationId: 'getOauthInteraction', summary: 'What a client asks for', description: 'The client (its self-asserted name, never verified), its redirect host, the scopes requested and the workspaces the person may approve for (owner or admin). Only the browser that started the authorization may read and answer it (its interaction cookie): another browser gets 403 `csrf_failed`.' })
   @ApiView(200, 'The request.', InteractionView)
-  @ApiConsoleErrors(400, 401, 404, 503)
-  async get(@ConsoleCaller() caller: ConsoleCallerInfo, @Param(dto(InteractionParams, 'path')) params: InteractionParams): Promise<InteractionView> {
-    const { interaction, client, requested, resource } = await this.load(params.uid);
+  @ApiConsoleErrors(400, 401, 403, 404, 503)
+  async get(
+    @ConsoleCaller() caller: ConsoleCallerInfo,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Param(dto(InteractionParams, 'path')) params: InteractionParams,
+  ): Promise<InteractionView> {
+    const { interaction, client, requested, resource } = await this.load(params.uid, { req, reply });
     const memberships = (await this.people.workspacesOf(caller.person.id)).filter((m) => roleAtLeast(m.role, 'admin'));
     const names = await this.workspaces.names(memberships.map((m) => m.workspace_id));
     return {
@@ -77,11 +102,12 @@ export class OauthInteractionsController {
   @ApiConsoleErrors(400, 401, 403, 404, 503)
   async allow(
     @ConsoleCaller() caller: ConsoleCallerInfo,
-    @Req() req: { id: unknown },
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
     @Param(dto(InteractionParams, 'path')) params: InteractionParams,
     @Body(dto(AllowInteractionRequest, 'body')) body: AllowInteractionRequest,
   ): Promise<{ redirect_to: string }> {
-    const { interaction, client, requested, resource } = await this.load(params.uid);
+    const { interaction, client, requested, resource } = await this.load(params.uid, { req, reply });
     const role = await this.people.roleIn(caller.person.id, body.workspace_id);
     if (!role) throw new NotFound('Workspace');
     if (!roleAtLeast(role, 'admin')) throw new ForbiddenRole('Only owners and admins approve connections');
@@ -133,13 +159,18 @@ export class OauthInteractionsController {
   @ConsoleRoute('session')
   @ApiOperation({ operationId: 'denyOauthInteraction', summary: 'Deny', description: 'Refuses the client: it receives error access_denied. Answers where the browser goes next.' })
   @ApiView(200, 'Denied: where the browser goes next.', InteractionDoneView)
-  @ApiConsoleErrors(400, 401, 404, 503)
-  async deny(@ConsoleCaller() _caller: ConsoleCallerInfo, @Param(dto(InteractionParams, 'path')) params: InteractionParams): Promise<{ redirect_to: string }> {
-    const { interaction } = await this.load(params.uid);
+  @ApiConsoleErrors(400, 401, 403, 404, 503)
+  async deny(
+    @ConsoleCaller() _caller: ConsoleCallerInfo,
+    @Req() req: FastifyRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Param(dto(InteractionParams, 'path')) params: InteractionParams,
+  ): Promise<{ redirect_to: string }> {
+    const { interaction } = await this.load(params.uid, { req, reply });
     return { redirect_to: await this.finish(interaction, { error: 'access_denied', error_description: 'The person denied the request' }) };
   }
 
-  /** As oidc-provider's interactionResult: the result saved on the interaction, the browser sent back to resume the authorization (its resume cookie binds it to the browser that started). */
+  /** As oidc-provider's interactionResult: the result saved on the interaction, the browser sent back to resume the authorization (its resume cookie, too, binds it to the browser that started). */
   private async finish(interaction: any, result: Record<string, unknown>): Promise<string> {
     interaction.result = result;
     const ttl = Math.max(1, interaction.exp - Math.floor(Date.now() / 1000));

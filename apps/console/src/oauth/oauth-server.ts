@@ -18,6 +18,9 @@ export const OAUTH_METADATA_PATH = '/.well-known/oauth-authorization-server';
 export const isOauthPath = (path: string): boolean =>
   path === OAUTH_METADATA_PATH || ((path === '/oauth' || path.startsWith('/oauth/')) && !path.startsWith('/oauth/consent'));
 
+/** The console API of one interaction (the consent page reads and answers it there). */
+export const interactionApiPath = (uid: string): string => `/api/oauth/interactions/${uid}`;
+
 const ROUTES = {
   authorization: '/oauth/authorize',
   token: '/oauth/token',
@@ -48,6 +51,7 @@ export class OauthServer implements OnModuleInit, BeforeApplicationShutdown {
   readonly resource: string;
   readonly issuer: string;
   private readonly registrations: FailureCounter;
+  private sessionNotFound?: new (...args: any[]) => Error; // eslint-disable-line @typescript-eslint/no-explicit-any
   private readonly cimdCache = new Map<string, { properties: Record<string, unknown>; until: number }>();
   private pruneTimer?: NodeJS.Timeout;
 
@@ -82,6 +86,8 @@ export class OauthServer implements OnModuleInit, BeforeApplicationShutdown {
       ? config.oauthCookieKeys.split(',').map((k) => k.trim())
       : await sharedKey(ds, 'cookie_keys', () => [randomBytes(32).toString('base64url')]);
     const secure = new URL(config.publicUrl).protocol === 'https:';
+    const shortCookie = { signed: true, secure, httpOnly: true, sameSite: 'lax' };
+    this.sessionNotFound = errors['SessionNotFound'];
     /* eslint-disable @typescript-eslint/no-explicit-any */
     const provider = new Ctor(config.publicUrl, {
       adapter: class {
@@ -91,7 +97,7 @@ export class OauthServer implements OnModuleInit, BeforeApplicationShutdown {
       },
       routes: ROUTES,
       jwks,
-      cookies: { keys: cookieKeys, long: { signed: true, secure, httpOnly: true, sameSite: 'lax' }, short: { signed: true, secure, httpOnly: true, sameSite: 'lax' } },
+      cookies: { keys: cookieKeys, long: { signed: true, secure, httpOnly: true, sameSite: 'lax' }, short: shortCookie },
       // OAuth 2.1 for MCP: the authorization code with PKCE S256 only, no ID tokens.
       responseTypes: ['code'],
       pkce: { required: () => true },
@@ -162,7 +168,14 @@ export class OauthServer implements OnModuleInit, BeforeApplicationShutdown {
         authorization_response_iss_parameter_supported: true,
       },
       extraParams: [],
+      // A browser (the authorization endpoint, before anyone approved) sees a page on the console;
+      // programs get the error as JSON.
       renderError: async (ctx: any, out: Record<string, string>) => {
+        if (ctx.accepts('json', 'html') === 'html') {
+          ctx.type = 'html';
+          ctx.body = errorPage(out['error'] ?? 'server_error', out['error_description'] ?? '');
+          return;
+        }
         ctx.type = 'json';
         ctx.body = { error: out['error'], error_description: out['error_description'] };
       },
@@ -180,6 +193,23 @@ export class OauthServer implements OnModuleInit, BeforeApplicationShutdown {
         delete ctx.body.request_uri_parameter_supported;
         delete ctx.body.claim_types_supported;
       }
+    });
+    // The consent is bound to the browser that started the authorization. oidc-provider's interaction
+    // cookie is scoped to the consent page's path (/oauth/consent/<uid>), which the consent API
+    // (/api/oauth/interactions/<uid>) is not under: the same signed cookie is also set for the API's
+    // path, and the API answers only a request carrying it (interactionDetails, see boundInteraction).
+    provider.on('interaction.started', (ctx: any) => {
+      const interaction = ctx.oidc?.entities?.Interaction;
+      if (!interaction?.uid) return;
+      const seconds = Math.max(1, (interaction.exp ?? 0) - Math.floor(Date.now() / 1000));
+      ctx.cookies.set(provider.cookieName('interaction'), interaction.uid, { ...shortCookie, path: interactionApiPath(interaction.uid), maxAge: seconds * 1000, overwrite: false });
+    });
+    // Errors at the authorization endpoint, before a person decided, are shown on the console and
+    // never sent to the client's redirect URI (RFC 9700 4.11.2: anyone can register any https
+    // redirect URI, so redirecting there with an error would be an open redirector). After the
+    // person's Allow or Deny (the resume route) the client gets its answer (access_denied …) as usual.
+    provider.on('authorization.error', (ctx: any, err: { allow_redirect?: boolean }) => {
+      if (ctx.oidc?.route === 'authorization') err.allow_redirect = false;
     });
     provider.on('server_error', (_ctx: unknown, err: Error) => this.logger.error({ err }, 'oauth: server error'));
     this.provider = provider;
@@ -204,6 +234,21 @@ export class OauthServer implements OnModuleInit, BeforeApplicationShutdown {
    */
   async revokeGrant(grantId: string): Promise<void> {
     await this.ds.query(`DELETE FROM people.oauth_artifacts WHERE grant_id = $1 OR (model = 'Grant' AND key_hash = $2)`, [grantId, artifactHash(grantId)]);
+  }
+
+  /**
+   * The uid of the interaction this browser started (oidc-provider's signed interaction cookie,
+   * as the consent API's path receives it), or null when the request carries none: another
+   * browser, or one whose cookie expired.
+   */
+  async boundInteraction(req: IncomingMessage, res: ServerResponse): Promise<string | null> {
+    try {
+      const interaction = await this.provider.interactionDetails(req, res);
+      return String(interaction.uid);
+    } catch (err) {
+      if (this.sessionNotFound && err instanceof this.sessionNotFound) return null;
+      throw err;
+    }
   }
 
   /** Whether one more registration from this address is within the limit (counts it). */
@@ -279,6 +324,28 @@ export class OauthServer implements OnModuleInit, BeforeApplicationShutdown {
     this.cimdCache.set(id, { properties: clean, until: Date.now() + seconds * 1000 });
     return clean;
   }
+}
+
+const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/**
+ * The page a browser sees when the authorization server refuses a request itself (a missing or
+ * wrong parameter, an unknown client, an expired request): the error as text, no redirect to the
+ * client. Static, without scripts or styles (the console's CSP applies).
+ */
+export function errorPage(error: string, description: string): string {
+  return [
+    '<!doctype html>',
+    '<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">',
+    '<title>Connection request refused</title></head>',
+    '<body><main>',
+    '<h1>Connection request refused</h1>',
+    `<p>${escapeHtml(description || 'The application sent a request the console cannot accept.')}</p>`,
+    `<p>Error: <code>${escapeHtml(error)}</code></p>`,
+    '<p>Nothing was shared with the application. Go back to the application and start connecting again; if this happens again, tell its maker.</p>',
+    '<p><a href="/">Go to the console</a></p>',
+    '</main></body></html>',
+  ].join('\n');
 }
 
 /**

@@ -7,6 +7,8 @@ declare module 'oidc-provider' {
     callback(): (req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => void;
     use(middleware: (ctx: any, next: () => Promise<void>) => Promise<void>): this;
     on(event: string, listener: (...args: any[]) => void): this;
+    cookieName(name: string): string;
+    interactionDetails(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse): Promise<any>;
     Interaction: { find(uid: string): Promise<any> };
     Client: { find(id: string): Promise<any> };
     Grant: { new (init: { accountId: string; clientId: string }): any; find(id: string): Promise<any> };

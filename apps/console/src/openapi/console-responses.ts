@@ -40,15 +40,16 @@ const ERRORS: Record<number, string> = {
   400: 'The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`.',
   401: '`not_signed_in` (no live session) or `invalid_credentials`.',
   402: '`plan_capacity_exhausted` (every bot slot of the plan is in use) or `quota_exhausted`, with details.',
-  403: '`csrf_failed` (a write without the console\'s Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it).',
+  403: '`csrf_failed` (a write without the console\'s Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`.',
   404: '`not_found`: also a workspace the person is not a member of.',
   409: '`conflict` or `last_owner`.',
+  410: '`setup_done`: the installation is set up; its setup is gone for good.',
   429: '`too_many_attempts` with Retry-After.',
   503: '`service_unavailable`: a service the console asks over NATS did not answer.',
 };
 
 /** Error answers of a console route, in the spec's general error object (400 also ValidationError). */
-export function ApiConsoleErrors(...statuses: (400 | 401 | 402 | 403 | 404 | 409 | 429 | 503)[]) {
+export function ApiConsoleErrors(...statuses: (400 | 401 | 402 | 403 | 404 | 409 | 410 | 429 | 503)[]) {
   return applyDecorators(
     ApiExtraModels(ErrorObjectBody, ValidationErrorBody),
     ...statuses.map((status) =>

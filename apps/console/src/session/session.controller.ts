@@ -23,17 +23,21 @@ export class SessionController {
   @Post()
   @HttpCode(200)
   @ConsoleRoute('public')
-  @ApiOperation({ operationId: 'signIn', summary: 'Sign in', description: 'Starts a session (a new one at every sign-in) and sets the `sa_console_session` cookie. Failed attempts are throttled per account and per client address.' })
+  @ApiOperation({ operationId: 'signIn', summary: 'Sign in', description: 'Starts a session (a new one at every sign-in) and sets the `sa_console_session` cookie. Failed attempts are slowed down (429 `too_many_attempts` with Retry-After, progressive delays) per account, per account and client address, and per client address; an address the person signed in from before is not slowed down by failures from elsewhere.' })
   @ApiView(200, 'Signed in.', SessionView)
   @ApiConsoleErrors(400, 401, 403, 429, 503)
   async signIn(@Body(dto(SignInRequest, 'body')) body: SignInRequest, @Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply): Promise<SessionView> {
-    await this.throttle.check(body.email, req.ip);
-    const person = await this.people.authenticate(body.email, body.password);
+    // Reserved before the password is checked (concurrent guesses cannot outrun the budget).
+    const attempt = await this.throttle.reserve(body.email, req.ip);
+    const person = await this.people.authenticate(body.email, body.password).catch(async (err: unknown) => {
+      await this.throttle.release(attempt);
+      throw err;
+    });
     if (!person) {
-      await this.throttle.failed(body.email, req.ip);
+      await this.throttle.failed(attempt);
       throw new InvalidCredentials();
     }
-    await this.throttle.succeeded(body.email, req.ip);
+    await this.throttle.succeeded(attempt);
     return this.sessions.start(person, reply, this.cookie.read(req));
   }
 

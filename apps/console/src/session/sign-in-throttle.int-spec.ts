@@ -1,47 +1,68 @@
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
-import { RedisFailureCounter, SignInThrottle } from './sign-in-throttle';
+import { RedisAttemptStore, SignInThrottle, ThrottleLimits } from './sign-in-throttle';
 
-// The sign-in throttle against the real Redis: counts shared by every console replica.
+// The sign-in throttle against the real Redis: attempts shared by every console replica, each step atomic.
 
 const REDIS_URL = process.env['REDIS_URL'] || 'redis://127.0.0.1:6379';
 const silent = pino({ level: 'silent' });
+const outcome = (p: Promise<unknown>) => p.then(() => 'ok', (e: { code?: string; retryAfterSeconds?: number }) => `${e.code}:${e.retryAfterSeconds}`);
 
-describe('RedisFailureCounter', () => {
+describe('RedisAttemptStore', () => {
   const prefix = `sa:test:${randomBytes(4).toString('hex')}:`;
-  const counters: RedisFailureCounter[] = [];
-  const counter = (windowMs: number, url = REDIS_URL) => {
-    const c = new RedisFailureCounter(url, windowMs, silent);
-    counters.push(c);
-    return c;
+  const stores: RedisAttemptStore[] = [];
+  const replica = (limits: Partial<ThrottleLimits> = {}, url = REDIS_URL) => {
+    const store = new RedisAttemptStore(url, silent);
+    stores.push(store);
+    return new SignInThrottle(store, { maxPerAccount: 3, maxPerAddress: 5, delayMs: 1000, maxDelayMs: 4000, forgetMs: 60000, knownMs: 60000, prefix, ...limits });
   };
+  const fail = async (t: SignInThrottle, email: string, address: string) => t.failed(await t.reserve(email, address));
 
   afterAll(async () => {
-    for (const c of counters) await c.close();
+    for (const s of stores) await s.close();
   });
 
-  it('two replicas share the counts; a window ends with its key', async () => {
-    const a = new SignInThrottle(counter(1000), { maxPerAccount: 2, maxPerAddress: 100, prefix });
-    const b = new SignInThrottle(counter(1000), { maxPerAccount: 2, maxPerAddress: 100, prefix });
-    await a.failed('ada@example.com', '192.0.2.1');
-    await b.failed('ada@example.com', '192.0.2.2');
-    const refused = await a.check('ada@example.com', '192.0.2.3').then(() => null, (e: { code: string; retryAfterSeconds: number }) => e);
-    expect(refused).toMatchObject({ code: 'too_many_attempts', retryAfterSeconds: 1 });
-    await new Promise((r) => setTimeout(r, 1100));
-    await expect(b.check('ada@example.com', '192.0.2.3')).resolves.toBeUndefined();
+  it('concurrent attempts on two replicas cannot outrun the budget: of 30, exactly the free three are reserved', async () => {
+    const [a, b] = [replica(), replica()];
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => outcome((i % 2 ? a : b).reserve('ada@example.com', '192.0.2.1'))));
+    expect(results.filter((r) => r === 'ok')).toHaveLength(3);
+    expect(results.filter((r) => r === 'too_many_attempts:1')).toHaveLength(27);
   });
 
-  it('clears an account on success', async () => {
-    const t = new SignInThrottle(counter(60000), { maxPerAccount: 1, maxPerAddress: 100, prefix });
-    await t.failed('bob@example.com', '192.0.2.1');
-    await expect(t.check('bob@example.com', '192.0.2.1')).rejects.toMatchObject({ code: 'too_many_attempts' });
-    await t.succeeded('bob@example.com', '192.0.2.1');
-    await expect(t.check('bob@example.com', '192.0.2.1')).resolves.toBeUndefined();
+  it('the delay doubles past the free failures and ends; a right password gives its attempt back', async () => {
+    const t = replica({ delayMs: 300, maxDelayMs: 600 });
+    for (let i = 0; i < 3; i++) await fail(t, 'bob@example.com', `192.0.2.${i}`);
+    expect(await outcome(t.reserve('bob@example.com', '192.0.2.9'))).toBe('too_many_attempts:1');
+    await new Promise((r) => setTimeout(r, 350));
+    await fail(t, 'bob@example.com', '192.0.2.9');
+    await new Promise((r) => setTimeout(r, 350));
+    expect(await outcome(t.reserve('bob@example.com', '192.0.2.9'))).toBe('too_many_attempts:1'); // 600 ms now
+    await new Promise((r) => setTimeout(r, 300));
+    await t.succeeded(await t.reserve('bob@example.com', '192.0.2.9'));
+    // Given back: four failures still counted for the account, so a new address waits the 600 ms again.
+    expect(await outcome(t.reserve('bob@example.com', '192.0.2.10'))).toBe('too_many_attempts:1');
+  });
+
+  it('an address the account signed in from (on another replica) is not slowed by failures from elsewhere', async () => {
+    const [a, b] = [replica(), replica()];
+    await a.succeeded(await a.reserve('cy@example.com', '192.0.2.50'));
+    for (let i = 0; i < 3; i++) await fail(b, 'cy@example.com', `198.51.100.${i}`);
+    for (let i = 0; i < 5; i++) await fail(b, `other${i}@example.com`, '192.0.2.50');
+    expect(await outcome(b.reserve('cy@example.com', '198.51.100.77'))).toBe('too_many_attempts:1');
+    expect(await outcome(b.reserve('dee@example.com', '192.0.2.50'))).toBe('too_many_attempts:1');
+    expect(await outcome(b.reserve('cy@example.com', '192.0.2.50'))).toBe('ok');
+  });
+
+  it('an attempt released counts nothing', async () => {
+    const t = replica();
+    for (let i = 0; i < 6; i++) await t.release(await t.reserve('eve@example.com', '192.0.2.1'));
+    expect(await outcome(t.reserve('eve@example.com', '192.0.2.1'))).toBe('ok');
   });
 
   it('lets sign-ins through when Redis is unreachable (an outage must not lock everyone out)', async () => {
-    const t = new SignInThrottle(counter(60000, 'redis://127.0.0.1:1'), { maxPerAccount: 1, maxPerAddress: 1, prefix });
-    await t.failed('cy@example.com', '192.0.2.1');
-    await expect(t.check('cy@example.com', '192.0.2.1')).resolves.toBeUndefined();
+    const t = replica({ maxPerAccount: 1, maxPerAddress: 1 }, 'redis://127.0.0.1:1');
+    await fail(t, 'cy@example.com', '192.0.2.1');
+    await fail(t, 'cy@example.com', '192.0.2.1');
+    expect(await outcome(t.reserve('cy@example.com', '192.0.2.1'))).toBe('ok');
   });
 });

@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Provider } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { CONSOLE_CONFIG, CONSOLE_LOGGER, ConsoleConfig } from '../config/console.config';
-import { FailureCounter, MemoryFailureCounter, RedisFailureCounter, ResetMailLimit, SignInThrottle } from './sign-in-throttle';
+import { FailureCounter, MemoryAttemptStore, MemoryFailureCounter, RedisAttemptStore, RedisFailureCounter, ResetMailLimit, SignInThrottle } from './sign-in-throttle';
 
 /** In Redis (shared by replicas) when REDIS_URL is set, else in this process. */
 export function failureCounter(config: ConsoleConfig, logger: Logger, windowSeconds: number): FailureCounter {
@@ -9,12 +9,21 @@ export function failureCounter(config: ConsoleConfig, logger: Logger, windowSeco
   return config.redisUrl ? new RedisFailureCounter(config.redisUrl, windowMs, logger) : new MemoryFailureCounter(windowMs);
 }
 
+/** Sign-in attempts in Redis (shared by replicas) when REDIS_URL is set, else in this process. */
 export const signInThrottleProvider: Provider = {
   provide: SignInThrottle,
   inject: [CONSOLE_CONFIG, CONSOLE_LOGGER],
   useFactory: (config: ConsoleConfig, logger: Logger) => {
-    const counter = failureCounter(config, logger, config.signInFailureWindowSeconds);
-    return new SignInThrottle(counter, { maxPerAccount: config.signInMaxFailuresPerAccount, maxPerAddress: config.signInMaxFailuresPerAddress, prefix: config.throttlePrefix });
+    const store = config.redisUrl ? new RedisAttemptStore(config.redisUrl, logger) : new MemoryAttemptStore();
+    return new SignInThrottle(store, {
+      maxPerAccount: config.signInMaxFailuresPerAccount,
+      maxPerAddress: config.signInMaxFailuresPerAddress,
+      delayMs: config.signInDelaySeconds * 1000,
+      maxDelayMs: config.signInMaxDelaySeconds * 1000,
+      forgetMs: config.signInFailureWindowSeconds * 1000,
+      knownMs: config.signInKnownAddressDays * 86400 * 1000,
+      prefix: config.throttlePrefix,
+    });
   },
 };
 

@@ -1,42 +1,111 @@
-import { MemoryFailureCounter, ResetMailLimit, SignInThrottle } from './sign-in-throttle';
+import { MemoryAttemptStore, MemoryFailureCounter, ResetMailLimit, SignInThrottle, ThrottleLimits } from './sign-in-throttle';
 
-describe('SignInThrottle', () => {
-  const make = (windowMs = 60000) => new SignInThrottle(new MemoryFailureCounter(windowMs), { maxPerAccount: 3, maxPerAddress: 5, prefix: 't:' });
-  const code = (p: Promise<unknown>) => p.then(() => 'ok', (e: { code?: string; retryAfterSeconds?: number }) => `${e.code}:${e.retryAfterSeconds}`);
+describe('SignInThrottle (in-process)', () => {
+  let now = 1_000_000;
+  beforeEach(() => {
+    now = 1_000_000;
+    jest.spyOn(Date, 'now').mockImplementation(() => now);
+  });
+  afterEach(() => jest.restoreAllMocks());
 
-  it('refuses an account after its failures reach the limit, whatever the address, until the window ends', async () => {
+  const LIMITS: ThrottleLimits = { maxPerAccount: 3, maxPerAddress: 5, delayMs: 1000, maxDelayMs: 4000, forgetMs: 60000, knownMs: 86400000, prefix: 't:' };
+  const make = (limits: Partial<ThrottleLimits> = {}) => new SignInThrottle(new MemoryAttemptStore(), { ...LIMITS, ...limits });
+  const outcome = (p: Promise<unknown>) => p.then(() => 'ok', (e: { code?: string; retryAfterSeconds?: number }) => `${e.code}:${e.retryAfterSeconds}`);
+  /** One wrong password. */
+  const fail = async (t: SignInThrottle, email: string, address: string) => t.failed(await t.reserve(email, address));
+
+  it('reserves each attempt before the password is checked: of ten concurrent attempts, only the free three go through', async () => {
     const t = make();
-    for (let i = 0; i < 3; i++) {
-      expect(await code(t.check('Ada@example.com', `10.0.0.${i}`))).toBe('ok');
-      await t.failed('ada@example.com', `10.0.0.${i}`);
+    const results = await Promise.all(Array.from({ length: 10 }, () => outcome(t.reserve('ada@example.com', '192.0.2.1'))));
+    expect(results.filter((r) => r === 'ok')).toHaveLength(3);
+    expect(results.filter((r) => r === 'too_many_attempts:1')).toHaveLength(7);
+  });
+
+  it('past the free failures each attempt waits a delay that doubles, up to the maximum; a refused attempt counts nothing', async () => {
+    const t = make();
+    for (let i = 0; i < 3; i++) await fail(t, 'Ada@example.com', '192.0.2.1');
+    expect(await outcome(t.reserve('ADA@example.com', '192.0.2.1'))).toBe('too_many_attempts:1');
+    const waits: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      now += 60000 - 1; // within the window, past any delay
+      await fail(t, 'ada@example.com', '192.0.2.1');
+      waits.push(await outcome(t.reserve('ada@example.com', '192.0.2.1')));
+      waits.push(await outcome(t.reserve('ada@example.com', '192.0.2.1')));
     }
-    expect(await code(t.check('ADA@example.com', '10.9.9.9'))).toBe('too_many_attempts:60');
-    expect(await code(t.check('bob@example.com', '10.9.9.9'))).toBe('ok');
+    expect(waits).toEqual(['too_many_attempts:2', 'too_many_attempts:2', 'too_many_attempts:4', 'too_many_attempts:4', 'too_many_attempts:4', 'too_many_attempts:4', 'too_many_attempts:4', 'too_many_attempts:4']);
+    now += 4000;
+    expect(await outcome(t.reserve('ada@example.com', '192.0.2.1'))).toBe('ok');
   });
 
-  it('refuses an address after its failures reach the limit, whatever the account', async () => {
+  it('a right password gives its attempt back: it does not spend the budget', async () => {
     const t = make();
-    for (let i = 0; i < 5; i++) await t.failed(`user${i}@example.com`, '192.0.2.1');
-    expect(await code(t.check('new@example.com', '192.0.2.1'))).toBe('too_many_attempts:60');
-    expect(await code(t.check('new@example.com', '192.0.2.2'))).toBe('ok');
+    for (let i = 0; i < 10; i++) await t.succeeded(await t.reserve('ada@example.com', `10.0.0.${i}`));
+    for (let i = 0; i < 3; i++) await fail(t, 'ada@example.com', '10.0.1.1');
+    expect(await outcome(t.reserve('ada@example.com', '10.0.1.2'))).toBe('too_many_attempts:1');
   });
 
-  it("a success clears the account's count, not the address's", async () => {
+  it("failures from other addresses slow the account down there, but not at an address it signed in from before", async () => {
     const t = make();
-    for (let i = 0; i < 2; i++) await t.failed('ada@example.com', '192.0.2.9');
-    await t.succeeded('ada@example.com', '192.0.2.9');
-    for (let i = 0; i < 2; i++) await t.failed('ada@example.com', '192.0.2.9');
-    expect(await code(t.check('ada@example.com', '192.0.2.9'))).toBe('ok');
-    await t.failed('ada@example.com', '192.0.2.9');
-    expect(await code(t.check('ada@example.com', '192.0.2.9'))).toBe('too_many_attempts:60');
+    await t.succeeded(await t.reserve('ada@example.com', '192.0.2.10'));
+    for (let i = 0; i < 3; i++) await fail(t, 'ada@example.com', `198.51.100.${i}`);
+    expect(await outcome(t.reserve('ada@example.com', '198.51.100.99'))).toBe('too_many_attempts:1');
+    expect(await outcome(t.reserve('ada@example.com', '192.0.2.10'))).toBe('ok');
+    // Another account is not concerned.
+    expect(await outcome(t.reserve('bob@example.com', '198.51.100.99'))).toBe('ok');
   });
 
-  it('forgets failures once the window has passed', async () => {
-    const t = make(50);
-    for (let i = 0; i < 3; i++) await t.failed('ada@example.com', '192.0.2.3');
-    expect(await code(t.check('ada@example.com', '192.0.2.3'))).toBe('too_many_attempts:1');
-    await new Promise((r) => setTimeout(r, 80));
-    expect(await code(t.check('ada@example.com', '192.0.2.3'))).toBe('ok');
+  it('a known address has a budget of its own (the pair): its own failures still slow it down', async () => {
+    const t = make();
+    await t.succeeded(await t.reserve('ada@example.com', '192.0.2.10'));
+    for (let i = 0; i < 3; i++) await fail(t, 'ada@example.com', '192.0.2.10');
+    expect(await outcome(t.reserve('ada@example.com', '192.0.2.10'))).toBe('too_many_attempts:1');
+  });
+
+  it('an address that tried many accounts slows the other accounts behind it down, only for the delay', async () => {
+    const t = make();
+    for (let i = 0; i < 5; i++) await fail(t, `user${i}@example.com`, '192.0.2.1');
+    expect(await outcome(t.reserve('new@example.com', '192.0.2.1'))).toBe('too_many_attempts:1');
+    expect(await outcome(t.reserve('new@example.com', '192.0.2.2'))).toBe('ok');
+    now += 1000;
+    const attempt = await t.reserve('new@example.com', '192.0.2.1');
+    await t.succeeded(attempt);
+    // Known there now: the address's next failures do not concern it.
+    for (let i = 5; i < 8; i++) {
+      now += 5000;
+      await fail(t, `user${i}@example.com`, '192.0.2.1');
+    }
+    expect(await outcome(t.reserve('other@example.com', '192.0.2.1'))).toBe('too_many_attempts:4');
+    expect(await outcome(t.reserve('new@example.com', '192.0.2.1'))).toBe('ok');
+  });
+
+  it('an attempt released (an error before the password was checked) counts nothing', async () => {
+    const t = make();
+    for (let i = 0; i < 5; i++) await t.release(await t.reserve('ada@example.com', '192.0.2.1'));
+    expect(await outcome(t.reserve('ada@example.com', '192.0.2.1'))).toBe('ok');
+  });
+
+  it('the delay runs from the failure, not from the reservation (the password check takes a while)', async () => {
+    const t = make();
+    for (let i = 0; i < 2; i++) await fail(t, 'ada@example.com', '192.0.2.1');
+    const slow = await t.reserve('ada@example.com', '192.0.2.1');
+    now += 900;
+    await t.failed(slow);
+    now += 900;
+    expect(await outcome(t.reserve('ada@example.com', '192.0.2.1'))).toBe('too_many_attempts:1');
+    now += 100;
+    expect(await outcome(t.reserve('ada@example.com', '192.0.2.1'))).toBe('ok');
+  });
+
+  it('forgets failures a window after their delay has passed; knows an address only for its time', async () => {
+    const t = make({ knownMs: 10000 });
+    await t.succeeded(await t.reserve('ada@example.com', '192.0.2.10'));
+    for (let i = 0; i < 3; i++) await fail(t, 'ada@example.com', '192.0.2.3');
+    now += 1000 + 60000 - 1;
+    expect(await outcome(t.reserve('ada@example.com', '192.0.2.4'))).toBe('ok');
+    // Four failures still remembered: the known address is past its time, so it waits too.
+    expect(await outcome(t.reserve('ada@example.com', '192.0.2.10'))).toBe('too_many_attempts:2');
+    now += 2000 + 60000;
+    expect(await outcome(t.reserve('ada@example.com', '192.0.2.4'))).toBe('ok');
   });
 });
 

@@ -25,7 +25,8 @@ export function currentBuild(root?: string): WidgetBuild | null {
 
 /**
  * The install block of the Widget page. Two tags: `snippet` loads `/widget/v1/embed.js`, which
- * follows upgrades of the widget (docs/decisions.md "Issue 18: two install snippets");
+ * follows upgrades of the widget (docs/decisions/widget.md, "Issue 18: the widget in the console",
+ * two install snippets);
  * `pinned_snippet` loads this build's own file with its integrity hash, for sites that require
  * Subresource Integrity, and must be copied again after an upgrade.
  */

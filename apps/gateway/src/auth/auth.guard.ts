@@ -11,7 +11,7 @@ import type { AuthenticatedRequest } from './caller.decorator';
 /**
  * The global guard. Every route declares @RequireScope (with its bot access) or @Public (a route
  * with neither is refused: fail closed). Order of checks, spec parts 5 and 7 and
- * docs/decisions.md: token (401), live access of the workspace (402 api_locked), rate limit per
+ * docs/decisions/api.md: token (401), live access of the workspace (402 api_locked), rate limit per
  * token (429), scope (403), validation (400, the route's dto() pipes), bot access (403, the
  * route's declaration). The EdgeGate verified the token and counted the request before the body
  * was read; this takes its result.

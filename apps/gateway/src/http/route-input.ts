@@ -39,7 +39,7 @@ function partOf(req: FastifyRequest, where: RequestPart): unknown {
  * Validates a route's input now, with the route's own dto() pipes in parameter order (the first
  * invalid part is the 400, as when Nest runs them), and returns the validated parts. The guards
  * call this after the token and scope checks, so the checks that read the input (bot access, the
- * widget's session) come after validation, in the order docs/decisions.md gives. The pipes keep
+ * widget's session) come after validation, in the order docs/decisions/api.md gives. The pipes keep
  * their results, so Nest's own run of them validates nothing twice.
  */
 export function validateRouteInput(context: ExecutionContext): Partial<Record<RequestPart, unknown>> {

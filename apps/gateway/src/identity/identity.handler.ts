@@ -1,6 +1,8 @@
 import { Controller } from '@nestjs/common';
-import { RecordTokenUseReply, RecordTokenUseRequest, VerifyTokenReply, VerifyTokenRequest, WorkspaceFactsReply, WorkspaceFactsRequest } from '@sa/contracts';
-import { DbIdentitySource, tokenGrantView, workspaceFactsView } from '@sa/identity';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { RecordTokenUseReply, RecordTokenUseRequest, SetupWorkspaceRequest, VerifyTokenReply, VerifyTokenRequest, WorkspaceFactsReply, WorkspaceFactsRequest } from '@sa/contracts';
+import { DbIdentitySource, IdentityAdmin, tokenGrantView, workspaceFactsView } from '@sa/identity';
 import { RpcHandler } from '@sa/messaging';
 
 /**
@@ -10,7 +12,10 @@ import { RpcHandler } from '@sa/messaging';
  */
 @Controller()
 export class IdentityHandler {
-  constructor(private readonly identity: DbIdentitySource) {}
+  constructor(
+    private readonly identity: DbIdentitySource,
+    @InjectDataSource() private readonly ds: DataSource,
+  ) {}
 
   @RpcHandler('identity.token.verify')
   async verify(req: VerifyTokenRequest): Promise<VerifyTokenReply> {
@@ -24,6 +29,14 @@ export class IdentityHandler {
   async workspace(req: WorkspaceFactsRequest): Promise<WorkspaceFactsReply> {
     const workspace = await this.identity.workspace(req.workspaceId);
     return { workspace: workspace ? workspaceFactsView(workspace) : null };
+  }
+
+  /** The console's first-run setup (it checked the setup code and holds the setup lock). */
+  @RpcHandler('identity.workspace.setup')
+  async setup(req: SetupWorkspaceRequest): Promise<WorkspaceFactsReply> {
+    const workspace = await new IdentityAdmin(this.ds).setupWorkspace(req.workspaceId, req.name, req.plan);
+    const facts = await this.identity.workspace(workspace.id);
+    return { workspace: facts ? workspaceFactsView(facts) : null };
   }
 
   @RpcHandler('identity.token.touch')

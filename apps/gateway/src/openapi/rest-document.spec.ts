@@ -408,7 +408,7 @@ describe('the REST API document (GET /v1/openapi.json)', () => {
       for (const [m, p] of operations) {
         const statuses = Object.keys(op(m, p).responses);
         if (p === '/openapi.json') {
-          // No token: only the per-client-address limit applies (docs/decisions.md, rate limits).
+          // No token: only the per-client-address limit applies (docs/decisions/api.md, rate limits).
           expect(statuses).toEqual(['200', '429']);
           continue;
         }

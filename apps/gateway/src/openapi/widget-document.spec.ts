@@ -139,7 +139,7 @@ describe('the widget API document (GET /widget/v1/openapi.json)', () => {
     const o = doc.paths['/bots/{botId}/config'].get;
     expect(o.requestBody).toBeUndefined();
     expect(o.responses['200'].content['application/json'].schema.properties.data).toEqual({ $ref: '#/components/schemas/WidgetConfig' });
-    expect([...schemas.WidgetConfig.required].sort()).toEqual(['bot_id', 'identity', 'language', 'name', 'theme']);
+    expect([...schemas.WidgetConfig.required].sort()).toEqual(['bot_id', 'identity', 'language', 'name', 'starter_questions', 'theme']);
     expect(schemas.WidgetTheme.properties.position.enum).toEqual(['right', 'left']);
     expect(doc.paths['/bots/{botId}/chat'].post.responses['200'].content['text/event-stream'].schema.description).toContain('message_id');
   });

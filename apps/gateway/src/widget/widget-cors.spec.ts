@@ -9,7 +9,7 @@ const LIMITED = '1b6f3c9e-6a55-4d0c-9a43-8b2a51c9d1f0';
 const MISSING = '2b6f3c9e-6a55-4d0c-9a43-8b2a51c9d1f0';
 
 function bot(id: string, allowed_origins: string[]): PublicBot {
-  return { id, tenant_id: id, name: 'B', language: 'en', allowed_origins, widget: { color: '#1a5fcc', position: 'right', greeting: null, launcher_text: null }, identity: false };
+  return { id, tenant_id: id, name: 'B', language: 'en', allowed_origins, widget: { color: '#1a5fcc', position: 'right', greeting: null, launcher_text: null }, identity: false, starter_questions: [] };
 }
 
 describe('originGranted', () => {
@@ -75,6 +75,11 @@ describe('installWidgetCors', () => {
     expect(res.statusCode).toBe(403);
     expect(res.json()).toMatchObject({ code: 'origin_not_allowed' });
     expect(bodiesRead).toBe(before);
+    // No grant for a refused origin, not even to read the refusal (issue 30).
+    expect(res.headers['access-control-allow-origin']).toBeUndefined();
+    expect(res.headers['access-control-expose-headers']).toBeUndefined();
+    const config = await app.inject({ method: 'GET', url: `/widget/v1/bots/${LIMITED}/config`, headers: { origin: 'https://evil.example' } });
+    expect([config.statusCode, config.headers['access-control-allow-origin']]).toEqual([403, undefined]);
   });
 
   it('granted requests carry the origin and the exposed headers; no Origin passes unchecked', async () => {

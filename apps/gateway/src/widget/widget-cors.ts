@@ -32,8 +32,7 @@ function botIdOf(url: string): string | null {
  * `Access-Control-Allow-Origin: <origin>`; its preflight (answered by the edge's OPTIONS route:
  * 204 with Allow) the methods (GET, POST) and header (Content-Type) allowed. Otherwise a
  * preflight gets 204 without any grant (the browser
- * stops there) and any other request 403 `origin_not_allowed` (with the grant, so the widget can
- * read why). An unknown bot is left to the route (404); a bots service that does not answer too.
+ * stops there) and any other request 403 `origin_not_allowed`, also without any grant. An unknown bot is left to the route (404); a bots service that does not answer too.
  */
 export function installWidgetCors(fastify: FastifyInstance, bot: (botId: string) => Promise<PublicBot>): void {
   // Callback style: the REST API's requests (no bot id in the path) pass without a promise.
@@ -69,11 +68,13 @@ export function installWidgetCors(fastify: FastifyInstance, bot: (botId: string)
       }
       return false;
     }
-    void reply.header('access-control-allow-origin', origin).header('access-control-expose-headers', CORS_EXPOSED_HEADERS.join(', '));
     if (!granted) {
+      // No grant: a page at a refused origin cannot read even the refusal (the browser reports a
+      // network error to its script); servers and curl read the 403 as usual.
       sendError(reply, new OriginNotAllowed());
       return true;
     }
+    void reply.header('access-control-allow-origin', origin).header('access-control-expose-headers', CORS_EXPOSED_HEADERS.join(', '));
     return false;
   }
 }

@@ -34,7 +34,7 @@ import { leadReceipt, ticketReceipt, visitorBooking } from './widget-views';
 
 /**
  * The visitor widget's public API (ours; the spec shows none): no token, the bot in the path
- * names the workspace, rate-limited per client IP and per session (docs/decisions.md). Sessions
+ * names the workspace, rate-limited per client IP and per session (docs/decisions/leads-bookings.md). Sessions
  * are minted by the server; a call naming a session that is not a widget session of this bot is
  * 403 (WidgetGuard). Answers carry only what the visitor sent plus ids, statuses and timestamps.
  */
@@ -55,7 +55,7 @@ export class WidgetController {
   @ApiWidgetOperation(
     'widgetConfig',
     "The widget's settings",
-    "What the widget needs to draw itself: the bot's name and language, its look (colour, corner, greeting, launcher text) and whether it " +
+    "What the widget needs to draw itself: the bot's name and language, its look (colour, corner, greeting, launcher text), its starter questions and whether it " +
       'can identify visitors. Sent with `Cache-Control: no-cache`: a change in the console shows on the next page load.',
   )
   @ApiWidgetData(200, "The bot's widget settings.", WidgetConfigView)
@@ -63,7 +63,7 @@ export class WidgetController {
   async config(@WidgetCaller() { botId }: WidgetCallerContext, @Res({ passthrough: true }) reply: FastifyReply): Promise<{ data: WidgetConfigView }> {
     const bot = await this.access.bot(botId);
     void reply.header('cache-control', 'no-cache');
-    return { data: { bot_id: bot.id, name: bot.name, language: bot.language, theme: bot.widget, identity: bot.identity } };
+    return { data: { bot_id: bot.id, name: bot.name, language: bot.language, theme: bot.widget, identity: bot.identity, starter_questions: bot.starter_questions ?? [] } };
   }
 
   @Post('sessions')

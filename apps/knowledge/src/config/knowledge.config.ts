@@ -1,8 +1,8 @@
 import { blobStorageConfig } from '@sa/blob-storage';
-import { commonConfig, env, parseConfig } from '@sa/config';
+import { commonConfig, ConfigError, env, parseConfig } from '@sa/config';
 
-export const loadKnowledgeConfig = (source: Record<string, string | undefined> = process.env) =>
-  parseConfig(
+export const loadKnowledgeConfig = (source: Record<string, string | undefined> = process.env) => {
+  const config = parseConfig(
     {
       ...commonConfig,
       /** Documents processed at once by one replica. */
@@ -34,12 +34,22 @@ export const loadKnowledgeConfig = (source: Record<string, string | undefined> =
       fileMaxChars: env.int('KB_FILE_MAX_CHARS', 2_000_000, { min: 1000 }),
       /** Most pages of a PDF that are read (a longer one fails with a reason). */
       fileMaxPages: env.int('KB_FILE_MAX_PAGES', 1000, { min: 1 }),
-      /** Longest the PDF reader may take for one file, and the heap it may use. */
+      /** Longest the PDF or DOCX reader (a child process) may take for one file, and the V8 heap it may use. */
       fileReadTimeoutMs: env.int('KB_FILE_READ_TIMEOUT_MS', 60000, { min: 1000 }),
       fileReadHeapMb: env.int('KB_FILE_READ_HEAP_MB', 256, { min: 32, max: 4096 }),
+      /** Resident memory (read from /proc) at which that reader is killed and the file fails (issue 30). */
+      fileReadMaxRssMb: env.int('KB_FILE_READ_MAX_RSS_MB', 384, { min: 96, max: 65536 }),
+      /** Most a PDF's or DOCX's compressed parts may inflate to, in MB (more: the file fails, saying so). */
+      fileMaxInflatedMb: env.int('KB_FILE_MAX_INFLATED_MB', 256, { min: 1, max: 65536 }),
     },
     source,
   );
+  // The heap is part of the resident memory: a memory limit under it would make the heap limit moot.
+  if (config.fileReadMaxRssMb <= config.fileReadHeapMb) {
+    throw new ConfigError([`KB_FILE_READ_MAX_RSS_MB (${config.fileReadMaxRssMb}) must be above KB_FILE_READ_HEAP_MB (${config.fileReadHeapMb}): the heap is part of the reader's resident memory`]);
+  }
+  return config;
+};
 
 export type KnowledgeConfig = ReturnType<typeof loadKnowledgeConfig>;
 export const KNOWLEDGE_CONFIG = Symbol('KNOWLEDGE_CONFIG');

@@ -29,7 +29,15 @@ export class KnowledgeFileReader {
     try {
       const out = await extractFileText(
         { bytes, fileName: file.file_name, contentType: file.content_type ?? undefined },
-        { maxBytes: this.config.fileMaxBytes, maxChars: this.config.fileMaxChars, maxPages: this.config.fileMaxPages, timeoutMs: this.config.fileReadTimeoutMs, maxHeapMb: this.config.fileReadHeapMb },
+        {
+          maxBytes: this.config.fileMaxBytes,
+          maxChars: this.config.fileMaxChars,
+          maxPages: this.config.fileMaxPages,
+          timeoutMs: this.config.fileReadTimeoutMs,
+          maxHeapMb: this.config.fileReadHeapMb,
+          maxRssMb: this.config.fileReadMaxRssMb,
+          maxInflatedBytes: this.config.fileMaxInflatedMb * 1024 * 1024,
+        },
       );
       return { text: out.text, title: out.title };
     } catch (err) {

@@ -11,7 +11,7 @@ import { dataSourceOptions } from '@sa/db';
 import { DomainError } from '@sa/errors';
 import { createLogger } from '@sa/logging';
 import { outboundPolicy } from '@sa/net-guard';
-import { createTestDatabase } from '@sa/testing';
+import { createTestDatabase, pdfFlateBomb, watchChildMemory } from '@sa/testing';
 import { loadKnowledgeConfig } from '../config/knowledge.config';
 import { DocumentsRepository } from '../documents/documents.repository';
 import { DocumentsService } from '../documents/documents.service';
@@ -107,8 +107,8 @@ async function row(id: string): Promise<{ status: string; chunk_count: number; f
 
 const chunkTexts = async (id: string): Promise<string[]> => (await ds.query(`SELECT text FROM knowledge.chunks WHERE document_id = $1 ORDER BY ordinal`, [id])).map((r: { text: string }) => r.text);
 
-async function settled(id: string) {
-  const deadline = Date.now() + 20_000;
+async function settled(id: string, withinMs = 20_000) {
+  const deadline = Date.now() + withinMs;
   for (;;) {
     const r = await row(id);
     if (r && (r.status === 'ready' || r.status === 'failed')) return r;
@@ -138,6 +138,41 @@ it('a file that cannot be read fails with a reason a person can act on', async (
   expect(r.status).toBe('failed');
   expect(r.failure_reason).toMatch(/^The PDF cannot be read/);
 });
+
+// Issue 30: a 4.5 MB PDF took its reader to 2.5 GB resident and held an ingestion slot for 60 s.
+// The peak resident memory of the readers (children of this process) is read from /proc.
+it('a PDF flate bomb fails with its reason, its reader killed well under 512 MB resident', async () => {
+  const ctx = ctxOf(randomUUID());
+  const memory = watchChildMemory();
+  // 200 MB of zeros drawn by 20 pages: small enough for the inflate check, 4 GB for pdf.js.
+  const { view } = await upload(ctx, 'bomb.pdf', pdfFlateBomb(200, { pages: 20 }));
+  const r = await settled(view.id, 60_000);
+  const { peakMb, children } = memory.stop();
+  expect(r).toMatchObject({ status: 'failed', chunk_count: 0, failure_reason: 'The PDF cannot be read: reading the PDF needed more than 384 MB of memory' });
+  expect(children).toBeGreaterThan(0);
+  expect(peakMb).toBeLessThan(512);
+}, 80_000);
+
+it('two bombs uploaded in one workspace do not keep another workspace\'s document from becoming ready', async () => {
+  const attacker = ctxOf(randomUUID());
+  const other = ctxOf(randomUUID());
+  const memory = watchChildMemory();
+  const bombs = [
+    (await upload(attacker, 'bomb-1.pdf', pdfFlateBomb(1024))).view,
+    (await upload(attacker, 'bomb-2.pdf', pdfFlateBomb(200, { pages: 20 }))).view,
+  ];
+  const started = Date.now();
+  const { view } = await upload(other, 'warranty.pdf');
+  // Both ingestion slots were taken by the bombs: the other workspace's file waits only as long
+  // as a bomb takes to be stopped (about 15 s here on an idle machine, 40 s with the machine's two
+  // cores twelve times oversubscribed), not the 60 s read timeout the old readers ran into.
+  expect(await settled(view.id, 55_000)).toMatchObject({ status: 'ready', failure_reason: null });
+  const waited = Date.now() - started;
+  expect(await settled(bombs[0].id, 55_000)).toMatchObject({ status: 'failed', failure_reason: "The PDF's compressed content inflates to more than 256 MB; at most 256 MB are read" });
+  expect(await settled(bombs[1].id, 55_000)).toMatchObject({ status: 'failed', failure_reason: 'The PDF cannot be read: reading the PDF needed more than 384 MB of memory' });
+  expect(memory.stop().peakMb).toBeLessThan(512);
+  expect(waited).toBeLessThan(55_000);
+}, 150_000);
 
 it('refuses a storage key of another workspace, a malformed one, and a full page quota', async () => {
   const ctx = ctxOf(randomUUID(), null, 1);

@@ -35,6 +35,6 @@ export class SearchService {
     }
     const vector = await this.embedder.embeddings.embedQuery(req.query);
     const hits = await this.store.search({ tenantId: ctx.tenantId, chatbotId, embedder: this.embedder.id, vector, text: req.query, k: req.k ?? DEFAULT_PASSAGES });
-    return hits.map((h) => ({ text: h.text, score: h.score, document_id: h.documentId, title: h.title, source_url: h.sourceUrl }));
+    return hits.map((h) => ({ text: h.text, score: h.score, document_id: h.documentId, title: h.title, source_url: h.sourceUrl, chunk_id: h.chunkId }));
   }
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient, QueryConfig } from 'pg';
 import { BadRequest } from '@sa/errors';
+import { inTransaction } from '@sa/db';
 import { reciprocalRankFusion, RRF_K } from './rrf';
 import { queryTerms, websearchOrQuery } from './text-query';
 import { IndexCapacityExceeded, IndexHit, LOAD_HEADROOM, VectorIndex } from './vector-index';
@@ -476,19 +477,8 @@ export class PostgresVectorStore implements VectorStore {
     );
   }
 
-  private async transaction<T>(fn: (db: PoolClient) => Promise<T>): Promise<T> {
-    const db = await this.pool.connect();
-    try {
-      await db.query('BEGIN');
-      const out = await fn(db);
-      await db.query('COMMIT');
-      return out;
-    } catch (err) {
-      await db.query('ROLLBACK').catch(() => undefined);
-      throw err;
-    } finally {
-      db.release();
-    }
+  private transaction<T>(fn: (db: PoolClient) => Promise<T>): Promise<T> {
+    return inTransaction(this.pool, fn);
   }
 }
 

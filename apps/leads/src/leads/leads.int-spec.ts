@@ -316,6 +316,7 @@ describe('chat.turn.completed consumer', () => {
     const { user_message: _text, user_message_at: _at, ...older } = turn.data;
     await ds.transaction((m) => handler.handle({ ...turn, data: older } as unknown as EventEnvelope<'chat.turn.completed'>, m));
     expect(await leadsOf(tenantId)).toEqual([]);
-    expect(warnings).toEqual([{ event_id: turn.id, session_id: 's-8' }]);
+    // The session id is a bearer secret of the visitor: the warning names the event only (issue 30).
+    expect(warnings).toEqual([{ event_id: turn.id }]);
   });
 });

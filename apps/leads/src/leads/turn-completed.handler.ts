@@ -77,7 +77,7 @@ export class TurnCompletedHandler implements EventHandler {
     const { data, tenant_id: tenantId } = event as EventEnvelope<'chat.turn.completed'>;
     const message = visitorMessageOf(data);
     if (!message) {
-      this.logger.warn({ event_id: event.id, session_id: data.session_id }, 'chat.turn.completed without a storable visitor message; the turn is not scored');
+      this.logger.warn({ event_id: event.id }, 'chat.turn.completed without a storable visitor message; the turn is not scored');
       return;
     }
     await this.messages.lockSession(manager, tenantId, message.sessionId);

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { bearerChallenge, protectedResourceMetadata, resourceMetadataUrl } from './protected-resource';
+import { MCP_UNAUTHORIZED_MESSAGE, TOOL_SCOPES, bearerChallenge, mcpUnauthorizedBody, protectedResourceMetadata, resourceMetadataUrl } from './protected-resource';
 
 describe('protected resource (RFC 9728)', () => {
   it('points 401s at the root well-known URL of the resource’s origin', () => {
@@ -19,5 +19,18 @@ describe('protected resource (RFC 9728)', () => {
     const m = protectedResourceMetadata({ resourceUrl: 'https://mcp.example.com/mcp', consolePublicUrl: 'https://console.example.com' });
     expect(m).toMatchObject({ resource: 'https://mcp.example.com/mcp', authorization_servers: ['https://console.example.com'], bearer_methods_supported: ['header'] });
     expect(m.scopes_supported).toHaveLength(10);
+  });
+
+  it('hints the scopes of the MCP tools (not bots:write, which no tool uses)', () => {
+    expect(TOOL_SCOPES).toEqual(['bots:read', 'kb:read', 'kb:write', 'chat:invoke', 'conversations:read', 'leads:read', 'analytics:read', 'bookings:read', 'bookings:write']);
+  });
+
+  it('replaces a 401 message about API tokens only, keeps a specific one and the shape', () => {
+    const generic = JSON.stringify({ error: 'Unauthorized', code: 'unauthorized', message: 'Missing, invalid, expired or revoked API token' });
+    expect(JSON.parse(mcpUnauthorizedBody(generic) as string)).toEqual({ error: 'Unauthorized', code: 'unauthorized', message: MCP_UNAUTHORIZED_MESSAGE });
+    expect(MCP_UNAUTHORIZED_MESSAGE).toMatch(/OAuth access token/);
+    const specific = JSON.stringify({ error: 'Unauthorized', code: 'unauthorized', message: 'This access token has expired' });
+    expect(mcpUnauthorizedBody(specific)).toBe(specific);
+    expect(mcpUnauthorizedBody('not json')).toBe('not json');
   });
 });

@@ -2,6 +2,7 @@ import { Controller, Get, Inject, Res } from '@nestjs/common';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { SCOPES } from '@sa/contracts';
 import { MCP_CONFIG, McpConfig } from '../config/mcp.config';
+import { TOOLS } from '../tools/catalogue';
 
 /** The two well-known forms of RFC 9728: at the root, and path-inserted for the resource's path (/mcp). */
 export const WELL_KNOWN_PATH = '/.well-known/oauth-protected-resource';
@@ -23,6 +24,18 @@ export function protectedResourceMetadata(config: Pick<McpConfig, 'resourceUrl' 
     resource_name: 'Support agent MCP server',
   };
 }
+
+/**
+ * The scopes a client should ask for (the `scope` of every 401 challenge, MCP authorization
+ * 2025-11-25 "scope selection"): those of the MCP tools, in the order of SCOPES. Without it the
+ * SDK and the Inspector ask for all of scopes_supported, bots:write included, which no tool uses.
+ * The person still chooses on the consent page.
+ */
+export const TOOL_SCOPES: readonly string[] = SCOPES.filter((s) => TOOLS.some((t) => t.scope === s));
+
+/** The 401 body on /mcp when no bearer was sent, or the shared message spoke only of API tokens. */
+export const MCP_UNAUTHORIZED_MESSAGE =
+  'Missing, invalid, expired or revoked token. Send "Authorization: Bearer <token>" with an OAuth access token (an MCP client gets one from the authorization server named by the resource metadata in WWW-Authenticate, after a workspace owner or admin approves it) or an API token (mgpt_…).';
 
 /** The URL clients are sent to by every 401 (on the resource's own origin, as clients reach it). */
 export function resourceMetadataUrl(resourceUrl: string): string {
@@ -55,10 +68,28 @@ export function installProtectedResource(fastify: FastifyInstance, config: Pick<
       const params: Record<string, string> = {};
       if (/^Bearer\s/i.test(String(req.headers.authorization ?? ''))) params['error'] = 'invalid_token';
       params['resource_metadata'] = metadataUrl;
+      params['scope'] = TOOL_SCOPES.join(' ');
       void reply.header('www-authenticate', bearerChallenge(params));
+      return mcpUnauthorizedBody(payload);
     }
     return payload;
   });
+}
+
+/**
+ * The shared edge's 401 message speaks of API tokens (the REST API takes only those); on /mcp an
+ * OAuth access token is as good, so a message about API tokens only is replaced (a specific one,
+ * such as "This access token has expired", is kept). The body keeps its shape and code.
+ */
+export function mcpUnauthorizedBody(payload: unknown): unknown {
+  if (typeof payload !== 'string') return payload;
+  try {
+    const body = JSON.parse(payload) as Record<string, unknown>;
+    if (!body || typeof body !== 'object' || typeof body['message'] !== 'string' || !/API token/.test(body['message'])) return payload;
+    return JSON.stringify({ ...body, message: MCP_UNAUTHORIZED_MESSAGE });
+  } catch {
+    return payload;
+  }
 }
 
 @Controller()

@@ -15,7 +15,7 @@ function start(env: Record<string, string>): Promise<{ code: number | null; outp
     const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'apps', 'webhook-dispatcher', 'src', 'main.js')], {
       cwd: ROOT,
       // Nothing listens on port 1: a dispatcher that got past its configuration would keep retrying.
-      env: { PATH: process.env['PATH'], DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none', NATS_URL: 'nats://127.0.0.1:1', LOG_PRETTY: 'false', OPS_PORT: '0', ...env },
+      env: { PATH: process.env['PATH'], DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none', NATS_URL: 'nats://127.0.0.1:1', LOG_FORMAT: 'json', OPS_PORT: '0', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';

@@ -43,6 +43,7 @@ export const arAE: Messages = {
   cancel: 'إلغاء',
   close: 'إغلاق',
   new_conversation: 'محادثة جديدة',
+  starters: 'أسئلة مقترحة',
   you: 'أنت',
   assistant: 'المساعد',
   error_generic: 'حدث خطأ ما. يُرجى المحاولة مرة أخرى.',

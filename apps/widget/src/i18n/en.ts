@@ -43,6 +43,7 @@ export const en: Messages = {
   cancel: 'Cancel',
   close: 'Close',
   new_conversation: 'New conversation',
+  starters: 'Suggested questions',
   you: 'You',
   assistant: 'Assistant',
   error_generic: 'Something went wrong. Please try again.',

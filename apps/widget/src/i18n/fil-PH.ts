@@ -43,6 +43,7 @@ export const filPH: Messages = {
   cancel: 'Kanselahin',
   close: 'Isara',
   new_conversation: 'Bagong usapan',
+  starters: 'Mga mungkahing tanong',
   you: 'Ikaw',
   assistant: 'Assistant',
   error_generic: 'May nangyaring mali. Pakisubukang muli.',

@@ -43,6 +43,7 @@ export const haNG: Messages = {
   cancel: 'Soke',
   close: 'Rufe',
   new_conversation: 'Sabuwar hira',
+  starters: 'Tambayoyin da aka ba da shawara',
   you: 'Ku',
   assistant: 'Mataimaki',
   error_generic: 'An sami matsala. Da fatan za a sake gwadawa.',

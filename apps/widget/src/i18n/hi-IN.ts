@@ -42,6 +42,7 @@ export const hiIN: Messages = {
   cancel: 'रद्द करें',
   close: 'बंद करें',
   new_conversation: 'नई बातचीत',
+  starters: 'सुझाए गए प्रश्न',
   you: 'आप',
   assistant: 'सहायक',
   error_generic: 'कुछ गड़बड़ हो गई। कृपया फिर से कोशिश करें।',

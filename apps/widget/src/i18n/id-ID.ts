@@ -42,6 +42,7 @@ export const idID: Messages = {
   cancel: 'Batal',
   close: 'Tutup',
   new_conversation: 'Percakapan baru',
+  starters: 'Pertanyaan yang disarankan',
   you: 'Anda',
   assistant: 'Asisten',
   error_generic: 'Terjadi kesalahan. Silakan coba lagi.',

@@ -42,6 +42,7 @@ export const jaJP: Messages = {
   cancel: 'キャンセル',
   close: '閉じる',
   new_conversation: '新しい会話',
+  starters: 'よくある質問',
   you: 'あなた',
   assistant: 'アシスタント',
   error_generic: 'エラーが発生しました。もう一度お試しください。',

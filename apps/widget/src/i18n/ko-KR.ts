@@ -42,6 +42,7 @@ export const koKR: Messages = {
   cancel: '취소',
   close: '닫기',
   new_conversation: '새 대화',
+  starters: '추천 질문',
   you: '나',
   assistant: '어시스턴트',
   error_generic: '문제가 발생했습니다. 다시 시도해 주세요.',

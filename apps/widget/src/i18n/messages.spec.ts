@@ -40,8 +40,9 @@ describe('widget messages', () => {
       ticket_submit: 'Send ticket',
       time_zone_hint: 'Your time zone: {tz}',
       writing: 'The assistant is writing…',
+      starters: 'Suggested questions',
     });
-    expect(MESSAGE_KEYS).toHaveLength(50);
+    expect(MESSAGE_KEYS).toHaveLength(51);
     expect(new Set(MESSAGE_KEYS).size).toBe(MESSAGE_KEYS.length);
   });
 

@@ -42,6 +42,7 @@ export const MESSAGE_KEYS = [
   'cancel',
   'close',
   'new_conversation',
+  'starters',
   'you',
   'assistant',
   'error_generic',

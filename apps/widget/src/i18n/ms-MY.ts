@@ -42,6 +42,7 @@ export const msMY: Messages = {
   cancel: 'Batal',
   close: 'Tutup',
   new_conversation: 'Perbualan baharu',
+  starters: 'Soalan yang dicadangkan',
   you: 'Anda',
   assistant: 'Pembantu',
   error_generic: 'Berlaku ralat. Sila cuba lagi.',

@@ -42,6 +42,7 @@ export const swKE: Messages = {
   cancel: 'Ghairi',
   close: 'Funga',
   new_conversation: 'Mazungumzo mapya',
+  starters: 'Maswali yanayopendekezwa',
   you: 'Wewe',
   assistant: 'Msaidizi',
   error_generic: 'Hitilafu imetokea. Tafadhali jaribu tena.',

@@ -42,6 +42,7 @@ export const taIN: Messages = {
   cancel: 'ரத்துசெய்',
   close: 'மூடு',
   new_conversation: 'புதிய உரையாடல்',
+  starters: 'பரிந்துரைக்கப்பட்ட கேள்விகள்',
   you: 'நீங்கள்',
   assistant: 'உதவியாளர்',
   error_generic: 'ஏதோ தவறு நடந்துவிட்டது. மீண்டும் முயலவும்.',

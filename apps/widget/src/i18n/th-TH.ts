@@ -42,6 +42,7 @@ export const thTH: Messages = {
   cancel: 'ยกเลิก',
   close: 'ปิด',
   new_conversation: 'เริ่มการสนทนาใหม่',
+  starters: 'คำถามแนะนำ',
   you: 'คุณ',
   assistant: 'ผู้ช่วย',
   error_generic: 'เกิดข้อผิดพลาด โปรดลองอีกครั้ง',

@@ -42,6 +42,7 @@ export const viVN: Messages = {
   cancel: 'Hủy',
   close: 'Đóng',
   new_conversation: 'Cuộc trò chuyện mới',
+  starters: 'Câu hỏi gợi ý',
   you: 'Bạn',
   assistant: 'Trợ lý',
   error_generic: 'Đã xảy ra lỗi. Vui lòng thử lại.',

@@ -43,6 +43,7 @@ export const yoNG: Messages = {
   cancel: 'Fagilé',
   close: 'Pa dé',
   new_conversation: 'Ìfọ̀rọ̀wérọ̀ tuntun',
+  starters: 'Àwọn ìbéèrè tí a dábàá',
   you: 'Ẹ̀yin',
   assistant: 'Olùrànlọ́wọ́',
   error_generic: 'Nǹkan kan ṣàṣìṣe. Ẹ jọ̀ọ́, ẹ gbìyànjú lẹ́ẹ̀kan sí i.',

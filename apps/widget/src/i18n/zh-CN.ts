@@ -42,6 +42,7 @@ export const zhCN: Messages = {
   cancel: '取消',
   close: '关闭',
   new_conversation: '新对话',
+  starters: '推荐问题',
   you: '我',
   assistant: '助手',
   error_generic: '出错了，请重试。',

@@ -65,7 +65,7 @@ const LIMIT_RULES: Record<string, (c: unknown[]) => Json> = {
 };
 
 /** Rules with nothing to say in JSON Schema (checked by the service alone, and described in words). */
-const WORDS_ONLY = new Set(['isLanguageTag', 'isDefined', 'isOptional']);
+const WORDS_ONLY = new Set(['isLanguageTag', 'isDefined', 'isOptional', 'isTimeIdCursor']);
 
 export class UnknownRule extends Error {}
 

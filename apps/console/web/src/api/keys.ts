@@ -11,8 +11,10 @@ export const keys = {
   invitations: (id: string) => ['workspace', id, 'invitations'] as const,
   audit: (id: string) => ['workspace', id, 'audit'] as const,
   widget: (id: string, botId: string) => ['workspace', id, 'widget', botId] as const,
+  behaviour: (id: string, botId: string) => ['workspace', id, 'behaviour', botId] as const,
   connections: (id: string) => ['workspace', id, 'connections'] as const,
   analytics: (id: string, botId: string | null) => ['workspace', id, 'analytics', botId ?? 'all'] as const,
   analyticsQuestions: (id: string) => ['workspace', id, 'analytics-questions'] as const,
   interaction: (uid: string) => ['oauth-interaction', uid] as const,
+  setup: ['setup'] as const,
 };

@@ -50,7 +50,7 @@ export interface paths {
         };
         /**
          * What a client asks for
-         * @description The client (its self-asserted name, never verified), its redirect host, the scopes requested and the workspaces the person may approve for (owner or admin).
+         * @description The client (its self-asserted name, never verified), its redirect host, the scopes requested and the workspaces the person may approve for (owner or admin). Only the browser that started the authorization may read and answer it (its interaction cookie): another browser gets 403 `csrf_failed`.
          */
         get: operations["getOauthInteraction"];
         put?: never;
@@ -176,7 +176,7 @@ export interface paths {
         put?: never;
         /**
          * Sign in
-         * @description Starts a session (a new one at every sign-in) and sets the `sa_console_session` cookie. Failed attempts are throttled per account and per client address.
+         * @description Starts a session (a new one at every sign-in) and sets the `sa_console_session` cookie. Failed attempts are slowed down (429 `too_many_attempts` with Retry-After, progressive delays) per account, per account and client address, and per client address; an address the person signed in from before is not slowed down by failures from elsewhere.
          */
         post: operations["signIn"];
         /**
@@ -203,6 +203,30 @@ export interface paths {
          * @description Ends every session of the person, this one included.
          */
         post: operations["signOutEverywhere"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the installation waits for its first owner
+         * @description 200 while nobody has set it up; 410 `setup_done` for good once the first owner exists.
+         */
+        get: operations["getSetup"];
+        put?: never;
+        /**
+         * Set the installation up
+         * @description Creates the first workspace (on the installation's default plan, CONSOLE_SETUP_PLAN) and its owner, and signs the owner in (sets the session cookie). 403 `invalid_setup_code` for a wrong or expired code (counted like a failed sign-in: 429 `too_many_attempts` after several); 410 `setup_done` once the installation is set up. The setup code dies here.
+         */
+        post: operations["completeSetup"];
         delete?: never;
         options?: never;
         head?: never;
@@ -391,6 +415,56 @@ export interface paths {
         patch: operations["updateBot"];
         trace?: never;
     };
+    "/workspaces/{workspaceId}/bots/{botId}/behaviour": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A bot's behaviour
+         * @description Instructions, fallback reply, answer length and starter questions.
+         *
+         *     Required role: `member` or above.
+         */
+        get: operations["getBotBehaviour"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a bot's behaviour
+         * @description Members left out stay as they are; `fallback_reply: null` restores the translated default. The next answer uses the change; the widget shows new starter questions on its next load.
+         *
+         *     Required role: `admin` or above.
+         */
+        patch: operations["updateBotBehaviour"];
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/bots/{botId}/try": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask a bot a question
+         * @description The bot's whole answer and the knowledge-base URLs it drew on. Counts toward the monthly message quota (402 `quota_exhausted`) and is stored as a conversation of channel `console`.
+         *
+         *     Required role: `admin` or above.
+         */
+        post: operations["tryBot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspaceId}/bots/{botId}/widget": {
         parameters: {
             query?: never;
@@ -516,7 +590,7 @@ export interface paths {
         };
         /**
          * A conversation
-         * @description The session's messages (oldest first, with sources and feedback) and its lead, if any. A session with neither is 404.
+         * @description The session's messages (oldest first, with sources and feedback) and its lead, if any. A session with neither is 404. For owners and admins, each bot answer also has `passages`: the knowledge passages it was given (members never get them).
          *
          *     Required role: `member` or above.
          */
@@ -1307,6 +1381,38 @@ export interface components {
             tenant_id: string;
             time_zone: string | null;
         };
+        /** @description A bot's behaviour: its instructions, fallback reply, answer length and starter questions. All of it is user text: render it as text. */
+        BotBehaviour: {
+            /**
+             * @description How long the answers are. Needs a chat model.
+             * @enum {string}
+             */
+            answer_length: "short" | "normal" | "detailed";
+            /** Format: uuid */
+            chatbot_id: string;
+            /** @description What the bot says when the knowledge has nothing; null: the default phrase, translated into the reply language. */
+            fallback_reply: string | null;
+            /** @description Up to 4000 characters; empty: none. Added to the system prompt after the grounding rules, which they cannot remove. Needs a chat model. */
+            instructions: string;
+            /** @description Up to 4 questions the widget offers as buttons before the first message. */
+            starter_questions: string[];
+            /**
+             * Format: date-time
+             * @description Last change; null: never changed (defaults).
+             */
+            updated_at: string | null;
+        };
+        /** @description A change of the behaviour; members left out stay as they are. Unknown members are rejected (400). */
+        BotBehaviourUpdate: {
+            /** @enum {string} */
+            answer_length?: "short" | "normal" | "detailed";
+            /** @description 1 to 1000 characters, not only white space; null: the default phrase. */
+            fallback_reply?: string | null;
+            /** @description 0 to 4000 characters; empty removes them. */
+            instructions?: string;
+            /** @description At most 4, each 1 to 150 characters, not only white space; stored trimmed, without duplicates. */
+            starter_questions?: string[];
+        };
         /** @description Knowledge pages of one bot, as the pages-per-bot limit counts them. */
         BotPages: {
             /** Format: uuid */
@@ -1399,6 +1505,34 @@ export interface components {
             /** @enum {string} */
             slot_kind: "plan" | "addon" | "vendor";
         };
+        /** @description One message of a conversation. Owners and admins also get the passages behind each bot answer. */
+        ConsoleChatMessage: {
+            /** @description Values and format: not shown by the spec. */
+            channel: string;
+            /** Format: uuid */
+            chatbot_id: string | null;
+            content: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @enum {string|null} */
+            feedback: "positive" | "negative" | null;
+            /** Format: uuid */
+            id: string;
+            /** @description The bot's answers, for owners and admins only (members never get this member): the passages the bot was given, best first. Null when none were recorded (answers stored before passages were kept) or when left out of a very long transcript (`passages_omitted`). Absent on the visitor's messages and on replies a person wrote. */
+            passages?: components["schemas"]["MessagePassage"][] | null;
+            /**
+             * @description True when this answer has passages that were left out to keep a very long transcript small (only the latest answers keep theirs).
+             * @constant
+             */
+            passages_omitted?: true;
+            provider_message_id: string | null;
+            /** @enum {string} */
+            role: "user" | "assistant";
+            session_id: string;
+            source_urls: string[] | null;
+            /** Format: uuid */
+            tenant_id: string;
+        };
         /** @description A bot's widget settings with its install snippet. */
         ConsoleWidget: {
             /** @description Exact origins the widget routes accept; empty: every origin. */
@@ -1429,7 +1563,7 @@ export interface components {
         /** @description A session's messages (with sources and feedback) and its lead, if it became one. */
         ConversationDetail: {
             lead: components["schemas"]["Lead"] | null;
-            messages: components["schemas"]["ChatMessage"][];
+            messages: components["schemas"]["ConsoleChatMessage"][];
             session_id: string;
         };
         /** @description A new API token. Its secret is returned once, in the reply. */
@@ -1569,7 +1703,7 @@ export interface components {
             available_slots?: {
                 [key: string]: number;
             };
-            /** @description Machine code. The spec names `api_locked`; the complete list is not shown. This implementation sends: `bad_request`, `unauthorized`, `api_locked`, `plan_capacity_exhausted`, `quota_exhausted`, `insufficient_scope`, `bot_access_denied`, `tier_capacity_unavailable`, `not_found`, `bot_name_taken`, `conflict`, `rate_limited`, `service_unavailable`, `internal_error`; the visitor widget API also `widget_budget_exhausted`, `session_forbidden`, `origin_not_allowed`, `invalid_user_hash`; the owner console's API also `not_signed_in`, `invalid_credentials`, `invalid_token`, `csrf_failed`, `forbidden_role`, `last_owner`, `too_many_attempts`. */
+            /** @description Machine code. The spec names `api_locked`; the complete list is not shown. This implementation sends: `bad_request`, `unauthorized`, `api_locked`, `plan_capacity_exhausted`, `quota_exhausted`, `insufficient_scope`, `bot_access_denied`, `tier_capacity_unavailable`, `not_found`, `bot_name_taken`, `conflict`, `rate_limited`, `service_unavailable`, `internal_error`; the visitor widget API also `widget_budget_exhausted`, `session_forbidden`, `origin_not_allowed`, `invalid_user_hash`; the owner console's API also `not_signed_in`, `invalid_credentials`, `invalid_token`, `csrf_failed`, `forbidden_role`, `last_owner`, `too_many_attempts`, `invalid_setup_code`, `setup_done`. */
             code?: string;
             /** @description Reason phrase of the status, for example `Conflict` (this implementation). */
             error?: string;
@@ -1834,6 +1968,24 @@ export interface components {
             /** @enum {string} */
             role: "owner" | "admin" | "member";
         };
+        /** @description A knowledge passage the bot was given for this answer, as it was when the answer was written. */
+        MessagePassage: {
+            /** @description The chunk of the document (its id then; a re-sync replaces chunks), or null when not known. */
+            chunk: string | null;
+            /**
+             * Format: uuid
+             * @description The knowledge document (it may have been deleted or re-synced since).
+             */
+            document_id: string;
+            /** @description Its retrieval score (higher is nearer to the question). */
+            score: number;
+            /** @description The document's source URL then, or null. */
+            source_url: string | null;
+            /** @description The passage's text, clipped to 1000 characters. Plain text: never render it as HTML. */
+            text: string;
+            /** @description The document's title then, or null. */
+            title: string | null;
+        };
         /** @description An authorization request waiting for the person's Allow or Deny. */
         OauthInteraction: {
             client: components["schemas"]["OauthInteractionClient"];
@@ -1918,6 +2070,26 @@ export interface components {
             person: components["schemas"]["Person"];
             workspaces: components["schemas"]["WorkspaceMembership"][];
         };
+        SetupRequest: {
+            /** @description The one-time setup code `npm start` printed (or the console app logged, or CONSOLE_SETUP_CODE). Case, spaces and hyphens do not matter. */
+            code: string;
+            /** @description The owner's name, up to 100 characters. */
+            display_name: string;
+            /**
+             * Format: email
+             * @description The owner's e-mail address (their sign-in).
+             */
+            email: string;
+            /** @description The owner's password (12 to 256 characters). */
+            password: string;
+            /** @description The first workspace's name. */
+            workspace_name: string;
+        };
+        /** @description Whether this installation still waits for its first owner. */
+        SetupStatus: {
+            /** @description Always true: once the first owner exists this route answers 410 `setup_done`. */
+            needed: boolean;
+        };
         /** @description Sign in with e-mail and password. */
         SignInRequest: {
             /**
@@ -1927,6 +2099,22 @@ export interface components {
             email: string;
             /** @description The password (12 to 256 characters when it was set). */
             password: string;
+        };
+        /** @description The bot's whole answer to a question asked from the console. */
+        TryBotAnswer: {
+            answer: string;
+            /** @description The conversation (stored like any other, channel `console`). */
+            session_id: string;
+            /** @description The knowledge-base URLs the answer drew on. */
+            source_urls: string[];
+            /** @description True when the knowledge base had no answer. */
+            unanswered: boolean;
+        };
+        TryBotRequest: {
+            /** @description The question. */
+            message: string;
+            /** @description Continue this conversation (the session_id of an earlier answer). */
+            session_id?: string;
         };
         /** @description Body of PATCH /bookings/{id}. Unknown members are rejected (400). */
         UpdateBookingRequest: {
@@ -2185,7 +2373,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2248,6 +2436,15 @@ export interface operations {
             };
             /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2318,7 +2515,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2379,6 +2576,15 @@ export interface operations {
             };
             /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2457,7 +2663,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2508,7 +2714,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2597,7 +2803,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2653,7 +2859,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2689,8 +2895,117 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    getSetup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Setup is open (it needs the setup code). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SetupStatus"];
+                };
+            };
+            /** @description `setup_done`: the installation is set up; its setup is gone for good. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    completeSetup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetupRequest"];
+            };
+        };
+        responses: {
+            /** @description Set up: the owner is signed in. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `setup_done`: the installation is set up; its setup is gone for good. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `too_many_attempts` with Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2933,7 +3248,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3074,7 +3389,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3225,7 +3540,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3308,7 +3623,234 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `conflict` or `last_owner`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    getBotBehaviour: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The bot's behaviour. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BotBehaviour"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    updateBotBehaviour: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BotBehaviourUpdate"];
+            };
+        };
+        responses: {
+            /** @description The behaviour as saved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BotBehaviour"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    tryBot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TryBotRequest"];
+            };
+        };
+        responses: {
+            /** @description The answer. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TryBotAnswer"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `plan_capacity_exhausted` (every bot slot of the plan is in use) or `quota_exhausted`, with details. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3452,7 +3994,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3522,7 +4064,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3591,7 +4133,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3659,7 +4201,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3692,7 +4234,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only sessions of this channel. */
-                channel?: "api" | "widget" | "mcp";
+                channel?: "api" | "widget" | "mcp" | "console";
                 /** @description Only sessions of this bot. */
                 chatbotId?: string;
                 /** @description Maximum number of items, 1 to 200 (default 50). */
@@ -3984,7 +4526,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4058,7 +4600,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4137,7 +4679,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4215,7 +4757,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4286,7 +4828,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4361,7 +4903,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4506,7 +5048,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4572,7 +5114,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4642,7 +5184,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4725,7 +5267,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4815,7 +5357,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4897,7 +5439,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4932,7 +5474,7 @@ export interface operations {
                 /** @description Only leads of this score band. */
                 band?: "hot" | "warm" | "cold";
                 /** @description Only leads of this channel. */
-                channel?: "api" | "widget" | "mcp";
+                channel?: "api" | "widget" | "mcp" | "console";
                 /** @description Only leads of this bot. */
                 chatbotId?: string;
                 /** @description The `next` cursor of the previous page. */
@@ -5105,7 +5647,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5149,7 +5691,7 @@ export interface operations {
                 /** @description Only leads of this score band. */
                 band?: "hot" | "warm" | "cold";
                 /** @description Only leads of this channel. */
-                channel?: "api" | "widget" | "mcp";
+                channel?: "api" | "widget" | "mcp" | "console";
                 /** @description Only leads of this bot. */
                 chatbotId?: string;
                 /** @description Only leads scoring at least this (0 to 100). */
@@ -5252,7 +5794,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5318,7 +5860,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5399,7 +5941,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5539,7 +6081,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5607,7 +6149,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5738,7 +6280,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5804,7 +6346,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5937,7 +6479,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6014,7 +6556,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6082,7 +6624,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it). */
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -56,3 +56,5 @@ export type LeadDetail = Ok<WP<'/leads/{leadId}'>, 'get'>['data'];
 export type LeadStatusChange = LeadDetail['history'][number];
 export type Booking = Item<Ok<WP<'/bookings'>, 'get'>>;
 export type UpdateBooking = Body<WP<'/bookings/{bookingId}'>, 'patch'>;
+export type BotBehaviour = Ok<WP<'/bots/{botId}/behaviour'>, 'get'>['data'];
+export type UpdateBotBehaviour = Body<WP<'/bots/{botId}/behaviour'>, 'patch'>;

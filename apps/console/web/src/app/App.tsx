@@ -22,6 +22,9 @@ import { NoWorkspacePage } from '../pages/no-workspace/NoWorkspacePage';
 import { NotFoundPage } from '../pages/not-found/NotFoundPage';
 import { ResetPasswordPage } from '../pages/reset-password/ResetPasswordPage';
 import { SignInPage } from '../pages/sign-in/SignInPage';
+import { SetupPage } from '../pages/setup/SetupPage';
+import { GetStartedPage } from '../pages/get-started/GetStartedPage';
+import { useSetupNeeded } from '../api/setup';
 import { TokensPage } from '../pages/tokens/TokensPage';
 import { WebhookPage } from '../pages/webhook/WebhookPage';
 import { WebhooksPage } from '../pages/webhooks/WebhooksPage';
@@ -40,12 +43,13 @@ function Root() {
   );
 }
 
-/** `/`: the first workspace's tokens, or the sign-in page. */
+/** `/`: the first workspace's tokens, or the setup (an installation nobody set up yet), or the sign-in page. */
 function Home() {
   const session = useSession();
-  if (session.isPending) return <Loading what="the console" />;
+  const setup = useSetupNeeded();
+  if (session.isPending || (!session.data && setup.isPending)) return <Loading what="the console" />;
   if (session.isError) return <ErrorMessage error={session.error} />;
-  if (!session.data) return <Navigate to="/sign-in" replace />;
+  if (!session.data) return <Navigate to={setup.data ? '/setup' : '/sign-in'} replace />;
   const first = session.data.workspaces[0];
   return first ? <Navigate to={`/w/${encodeURIComponent(first.id)}/tokens`} replace /> : <NoWorkspacePage />;
 }
@@ -56,6 +60,7 @@ const router = createBrowserRouter([
     children: [
       { path: '/', element: <Home /> },
       { path: '/sign-in', element: <SignInPage /> },
+      { path: '/setup', element: <SetupPage /> },
       { path: '/forgot-password', element: <ForgotPasswordPage /> },
       { path: '/reset-password', element: <ResetPasswordPage /> },
       { path: '/accept-invitation', element: <AcceptInvitationPage /> },
@@ -65,6 +70,7 @@ const router = createBrowserRouter([
         element: <ConsoleLayout />,
         children: [
           { index: true, element: <Navigate to="tokens" replace /> },
+          { path: 'get-started', element: <GetStartedPage /> },
           { path: 'tokens', element: <TokensPage /> },
           { path: 'webhooks', element: <WebhooksPage /> },
           { path: 'webhooks/:webhookId', element: <WebhookPage /> },

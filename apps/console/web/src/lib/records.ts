@@ -3,6 +3,7 @@ export const CHANNEL_OPTIONS = [
   { value: 'widget', label: 'Widget' },
   { value: 'api', label: 'API' },
   { value: 'mcp', label: 'MCP' },
+  { value: 'console', label: 'Console' },
 ];
 
 export function channelName(channel: string): string {

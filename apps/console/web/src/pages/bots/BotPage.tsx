@@ -4,9 +4,10 @@ import { useCurrentWorkspace } from '../../app/workspace-context';
 import { ErrorMessage, Loading, SuccessMessage } from '../../components/Messages';
 import { Page, Section } from '../../components/Page';
 import { WidgetSections } from '../widget/WidgetSections';
+import { BehaviourSection } from './BehaviourForm';
 import { BotSettingsForm } from './BotSettingsForm';
 
-/** One bot: its name and reply language, then its widget (snippet, origins, greeting and look, identity secret). */
+/** One bot: its name and reply language, its behaviour, then its widget (snippet, origins, greeting and look, identity secret). */
 export function BotPage() {
   const { workspace, canManage } = useCurrentWorkspace();
   const { botId = '' } = useParams();
@@ -34,6 +35,9 @@ export function BotPage() {
       {params.get('created') ? <SuccessMessage>Bot created. Copy the install snippet below to put it on your website.</SuccessMessage> : null}
       <Section title="Settings" id="bot-settings">
         <BotSettingsForm key={bot.id} workspaceId={workspace.id} bot={bot} canManage={canManage} />
+      </Section>
+      <Section title="Behaviour" id="bot-behaviour">
+        <BehaviourSection workspaceId={workspace.id} botId={bot.id} canManage={canManage} />
       </Section>
       <WidgetSections workspaceId={workspace.id} botId={bot.id} canManage={canManage} />
     </Page>

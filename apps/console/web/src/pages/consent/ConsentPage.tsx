@@ -220,9 +220,18 @@ export function ConsentPage() {
   if (interaction.isError) {
     if (isUnauthenticated(interaction.error)) return <Navigate to={signInUrl} replace />;
     const gone = interaction.error instanceof ApiError && interaction.error.status === 404;
+    const elsewhere = interaction.error instanceof ApiError && interaction.error.status === 403 && interaction.error.code === 'csrf_failed';
     return (
       <AuthLayout title={TITLE} footer={<Link to="/">Go to the console</Link>}>
-        {gone ? (
+        {elsewhere ? (
+          <InfoMessage tone="warning">
+            <p className="notice__title">This request was started in another browser.</p>
+            <p>
+              A connection can be approved only in the browser where the application started connecting. If you did not start connecting an application yourself just now, someone may have sent
+              you this link to get access to your workspace: close this page and approve nothing. Otherwise, start connecting again from the application, in this browser.
+            </p>
+          </InfoMessage>
+        ) : gone ? (
           <InfoMessage tone="warning">
             <p className="notice__title">This request has expired or is unknown.</p>
             <p>Requests to connect an application are valid for a short time and only once. Go back to the application and start connecting again.</p>

@@ -20,13 +20,51 @@ function Source({ url }: { url: string }) {
 
 /** A message as the transcript shows it: a chat message, or a handoff message with its author. */
 export type TranscriptMessage = Pick<ChatMessage, 'id' | 'role' | 'content' | 'created_at'> &
-  Partial<Pick<ChatMessage, 'source_urls' | 'feedback'>> & { author_kind?: 'person' | null; author_label?: string | null };
+  Partial<Pick<ChatMessage, 'source_urls' | 'feedback' | 'passages' | 'passages_omitted'>> & { author_kind?: 'person' | null; author_label?: string | null };
+
+type Passage = NonNullable<ChatMessage['passages']>[number];
+
+/**
+ * "Why this answer" (issue 32): the passages the bot was given for an answer, for owners and admins
+ * (the API sends `passages` only to them: without it, nothing is shown). A native disclosure, so it
+ * works with the keyboard and screen readers; every text is rendered as text, never as HTML.
+ */
+function WhyThisAnswer({ passages, omitted }: { passages: Passage[] | null; omitted: boolean }) {
+  return (
+    <details className="transcript__why">
+      <summary>Why this answer</summary>
+      {passages && passages.length > 0 ? (
+        <ol className="transcript__passages" aria-label="Passages the bot was given">
+          {passages.map((p, i) => (
+            <li key={`${p.document_id}-${p.chunk ?? i}`} className="transcript__passage">
+              <div className="transcript__passage-meta">
+                <span className="transcript__passage-title">{p.title || p.document_id}</span>
+                <span className="muted small">Score {p.score.toFixed(2)}</span>
+              </div>
+              <p className="transcript__passage-text">{p.text}</p>
+              {p.source_url ? (
+                <p className="small transcript__passage-source">
+                  <Source url={p.source_url} />
+                </p>
+              ) : null}
+            </li>
+          ))}
+        </ol>
+      ) : (
+        <p className="muted small transcript__passages-none">
+          {omitted ? 'Not shown: this conversation is too long to show the passages of every answer.' : 'No passages recorded.'}
+        </p>
+      )}
+    </details>
+  );
+}
 
 const FEEDBACK_TEXT = { positive: 'Rated helpful', negative: 'Rated not helpful' } as const;
 
 /**
  * A conversation's messages in order: who wrote each (the visitor or the bot, or a person when the
- * message says so), when, the text as text, the sources of an answer and the visitor's feedback.
+ * message says so), when, the text as text, the sources of an answer and the visitor's feedback,
+ * and for owners and admins "Why this answer" (the passages behind it; the Conversations page).
  * Used by the Conversations, Leads and Handoff pages.
  */
 export function Transcript({ messages, label = 'Transcript', empty = 'No messages.' }: { messages: TranscriptMessage[]; label?: string; empty?: string }) {
@@ -57,6 +95,7 @@ export function Transcript({ messages, label = 'Transcript', empty = 'No message
               </div>
             ) : null}
             {m.feedback ? <p className={`transcript__feedback transcript__feedback--${m.feedback}`}>{FEEDBACK_TEXT[m.feedback]}</p> : null}
+            {m.role === 'assistant' && m.author_kind !== 'person' && m.passages !== undefined ? <WhyThisAnswer passages={m.passages} omitted={m.passages_omitted === true} /> : null}
           </li>
         );
       })}

@@ -25,7 +25,7 @@ export function HandoffPage() {
     });
 
   return (
-    <Page title="Handoff" description="Conversations whose visitor asked for a person. Take one over to answer yourself: the bot stays silent in it until you hand it back. Owners and admins also get an e-mail for each request.">
+    <Page title="Handoff" description="Conversations whose visitor asked for a person. Take one over to answer yourself: the bot stays silent in it until you hand it back. Owners and admins are also e-mailed: at once for the first request, then at most one digest every few minutes.">
       <Section title="Queue" id="handoff-queue">
         <SelectInput
           label="Show"

@@ -9,8 +9,8 @@ import { ErrorMessage } from '../../components/Messages';
 import { botName } from '../../lib/bots';
 
 const TYPE_LABELS: Record<KbDocument['source_type'], string> = { url: 'Web page', file: 'File', qa: 'Q&A', snippet: 'Text' };
-const STATUS_LABELS: Record<KbDocument['status'], string> = { queued: 'Queued', processing: 'Processing', ready: 'Ready', failed: 'Failed' };
-const STATUS_BADGES: Record<KbDocument['status'], string> = { queued: 'pending', processing: 'sending', ready: 'succeeded', failed: 'failed' };
+export const STATUS_LABELS: Record<KbDocument['status'], string> = { queued: 'Queued', processing: 'Processing', ready: 'Ready', failed: 'Failed' };
+export const STATUS_BADGES: Record<KbDocument['status'], string> = { queued: 'pending', processing: 'sending', ready: 'succeeded', failed: 'failed' };
 const SCHEDULES: { value: ResyncSchedule; label: string }[] = [
   { value: 'none', label: 'Not scheduled' },
   { value: 'daily', label: 'Daily' },

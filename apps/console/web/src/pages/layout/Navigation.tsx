@@ -1,6 +1,7 @@
 import { NavLink } from 'react-router';
 
 const ENTRIES = [
+  { to: 'get-started', label: 'Get started' },
   { to: 'bots', label: 'Bots' },
   { to: 'knowledge', label: 'Knowledge' },
   { to: 'conversations', label: 'Conversations' },

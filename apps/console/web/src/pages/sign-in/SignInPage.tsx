@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { Form } from 'react-aria-components';
 import { Link, Navigate, useNavigate, useSearchParams } from 'react-router';
 import { useSession, useSignIn } from '../../api/session';
+import { useSetupNeeded } from '../../api/setup';
 import { TextInput } from '../../components/Fields';
 import { ErrorMessage, Loading } from '../../components/Messages';
 import { AuthLayout } from '../layout/AuthLayout';
@@ -21,8 +22,11 @@ export function SignInPage() {
   const [password, setPassword] = useState('');
   const next = safeNext(params.get('next'));
 
-  if (session.isPending) return <Loading what="the console" />;
+  const setup = useSetupNeeded();
+  if (session.isPending || setup.isPending) return <Loading what="the console" />;
   if (session.data && !signIn.isPending && !signIn.isSuccess) return <Navigate to={next} replace />;
+  // Nobody can sign in before the first owner exists: the setup comes first.
+  if (setup.data) return <Navigate to="/setup" replace />;
 
   return (
     <AuthLayout title="Sign in to the console" footer={<Link to="/forgot-password">Forgot your password?</Link>}>

@@ -36,7 +36,7 @@ export function TokensTable({ tokens, bots }: { tokens: ApiToken[]; bots: Bot[] 
   if (tokens.length === 0) return <p className="empty">No tokens yet.</p>;
   return (
     <div className="table-wrap" tabIndex={0} role="region" aria-label="API tokens table">
-      <table className="table">
+      <table className="table table--compact table--tokens">
         <thead>
           <tr>
             <th scope="col">Name</th>

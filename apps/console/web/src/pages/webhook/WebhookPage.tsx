@@ -36,7 +36,7 @@ export function WebhookPage() {
     <Page title={webhook.name} description={<>Last delivery: <DeliveryStatus delivery={webhook.last_delivery} /></>} actions={canManage ? <WebhookActions webhook={webhook} /> : undefined}>
       {back}
       <WebhookSummary webhook={webhook} bots={bots.data ?? []} />
-      <Section title="Delivery log" id="delivery-log" description="The most recent deliveries, newest first. Failed deliveries are retried on their own; Redeliver sends one again now.">
+      <Section title="Delivery log" id="delivery-log" description="The most recent deliveries, newest first. A failed delivery is not retried automatically: Redeliver sends it again now.">
         <DeliveryLog webhookId={webhook.id} />
       </Section>
     </Page>

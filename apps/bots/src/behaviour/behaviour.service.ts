@@ -1,0 +1,67 @@
+import { Injectable } from '@nestjs/common';
+import { BotAccess, enforceBotAccess } from '@sa/bot-access';
+import { BehaviourSettings, BotBehaviourView, CallerContext, UpdateBotBehaviourRequest } from '@sa/contracts';
+import { NotFound } from '@sa/errors';
+import { WidgetSettingsService } from '../widget/widget-settings.service';
+import { BehaviourRepository, BehaviourRow } from './behaviour.repository';
+
+export function toBehaviourView(r: BehaviourRow): BotBehaviourView {
+  return {
+    chatbot_id: r.chatbot_id,
+    instructions: r.instructions,
+    fallback_reply: r.fallback_reply,
+    answer_length: r.answer_length,
+    starter_questions: r.starter_questions,
+    updated_at: r.updated_at ? r.updated_at.toISOString() : null,
+  };
+}
+
+/** Starter questions as stored: trimmed, the first of each (case-insensitive) kept. */
+export function cleanStarterQuestions(questions: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const q of questions.map((x) => x.trim())) {
+    const key = q.toLocaleLowerCase();
+    if (!q || seen.has(key)) continue;
+    seen.add(key);
+    out.push(q);
+  }
+  return out;
+}
+
+/**
+ * A bot's behaviour (issue 32). Chat reads it with the bot on every turn (bots.bot.describe), so a
+ * change applies to the next turn without a cache to clear; the gateways cache the widget's copy
+ * (the starter questions) and drop it on `bots.widget.changed`, published on every change.
+ */
+@Injectable()
+export class BehaviourService {
+  constructor(
+    private readonly repository: BehaviourRepository,
+    private readonly widget: WidgetSettingsService,
+  ) {}
+
+  private async row(ctx: CallerContext, botId: string): Promise<BehaviourRow> {
+    enforceBotAccess(ctx, BotAccess.MustName, botId);
+    const row = await this.repository.find(ctx.tenantId, botId);
+    if (!row) throw new NotFound('Bot');
+    return row;
+  }
+
+  async get(ctx: CallerContext, botId: string): Promise<BotBehaviourView> {
+    return toBehaviourView(await this.row(ctx, botId));
+  }
+
+  async update(ctx: CallerContext, req: UpdateBotBehaviourRequest): Promise<BotBehaviourView> {
+    const current = await this.row(ctx, req.botId);
+    const next: BehaviourSettings = {
+      instructions: req.instructions != null ? req.instructions.trim() : current.instructions, // null passes IsOptional: left out
+      fallback_reply: req.fallback_reply !== undefined ? (req.fallback_reply?.trim() ?? null) : current.fallback_reply,
+      answer_length: req.answer_length ?? current.answer_length,
+      starter_questions: req.starter_questions ? cleanStarterQuestions(req.starter_questions) : current.starter_questions,
+    };
+    await this.repository.save(ctx.tenantId, req.botId, next);
+    this.widget.announceChange(req.botId);
+    return toBehaviourView((await this.repository.find(ctx.tenantId, req.botId))!);
+  }
+}

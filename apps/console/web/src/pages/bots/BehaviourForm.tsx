@@ -1,0 +1,123 @@
+import { useState } from 'react';
+import { Form } from 'react-aria-components';
+import { useBehaviour, useUpdateBehaviour } from '../../api/behaviour';
+import { ApiError } from '../../api/errors';
+import type { BotBehaviour } from '../../api/types';
+import { ActionButton } from '../../components/ActionButton';
+import { SelectInput, TextAreaInput } from '../../components/Fields';
+import { ErrorMessage, Loading, SuccessMessage } from '../../components/Messages';
+
+const INSTRUCTIONS_MAX = 4000;
+const FALLBACK_MAX = 1000;
+const STARTERS_MAX = 4;
+
+const LENGTHS = [
+  { value: 'short', label: 'Short (one to three sentences)' },
+  { value: 'normal', label: 'Normal (a few sentences)' },
+  { value: 'detailed', label: 'Detailed (complete, with steps where useful)' },
+];
+
+/** The API's validation issues by form field: `["body", "starter_questions", 2]` → starter_questions, "Line 3: …". */
+function behaviourFieldErrors(error: unknown): Record<string, string> {
+  if (!(error instanceof ApiError)) return {};
+  const out: Record<string, string[]> = {};
+  for (const issue of error.issues) {
+    const [field, index] = issue.path[0] === 'body' ? issue.path.slice(1) : issue.path;
+    if (!field) continue;
+    const line = index !== undefined && /^\d+$/.test(String(index)) ? `Line ${Number(index) + 1}: ` : '';
+    (out[String(field)] ??= []).push(`${line}${issue.message}`);
+  }
+  return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, v.join(' ')]));
+}
+
+/** Instructions, fallback reply, answer length and starter questions → "Save behaviour". */
+export function BehaviourSection({ workspaceId, botId, canManage }: { workspaceId: string; botId: string; canManage: boolean }) {
+  const behaviour = useBehaviour(workspaceId, botId);
+  if (behaviour.isPending) return <Loading what="the behaviour" />;
+  if (behaviour.isError) return <ErrorMessage error={behaviour.error} title="The behaviour could not be loaded." />;
+  // Keyed by the bot only: saving replaces the cached copy, and the form (with its "saved" message) stays.
+  return <BehaviourForm key={botId} workspaceId={workspaceId} botId={botId} saved={behaviour.data} canManage={canManage} />;
+}
+
+function BehaviourForm({ workspaceId, botId, saved, canManage }: { workspaceId: string; botId: string; saved: BotBehaviour; canManage: boolean }) {
+  const update = useUpdateBehaviour(workspaceId, botId);
+  const [instructions, setInstructions] = useState(saved.instructions);
+  const [fallback, setFallback] = useState(saved.fallback_reply ?? '');
+  const [length, setLength] = useState<string>(saved.answer_length);
+  const [starters, setStarters] = useState(saved.starter_questions.join('\n'));
+  const edited = (set: (v: string) => void) => (v: string) => {
+    set(v);
+    if (update.isSuccess || update.isError) update.reset();
+  };
+  const starterList = starters.split('\n').map((s) => s.trim()).filter(Boolean);
+
+  return (
+    <Form
+      className="form form--wide"
+      aria-label="Behaviour"
+      validationErrors={behaviourFieldErrors(update.error)}
+      onSubmit={(e) => {
+        e.preventDefault();
+        update.mutate({
+          instructions,
+          fallback_reply: fallback.trim() === '' ? null : fallback,
+          answer_length: length === 'short' || length === 'detailed' ? length : 'normal',
+          starter_questions: starterList,
+        });
+      }}
+    >
+      <p className="field__description">
+        Instructions and answer length need a chat model. Without one (the built-in answers quoted from your knowledge), the bot uses the fallback reply and the
+        starter questions only.
+      </p>
+      <ErrorMessage error={update.error} title="The behaviour was not saved." />
+      <TextAreaInput
+        label="Instructions"
+        name="instructions"
+        rows={8}
+        isReadOnly={!canManage}
+        maxLength={INSTRUCTIONS_MAX}
+        value={instructions}
+        onChange={edited(setInstructions)}
+        description={`Persona, tone, what to help with and what to decline. Needs a chat model. The bot still answers only from your knowledge. ${instructions.length} of ${INSTRUCTIONS_MAX} characters.`}
+      />
+      <TextAreaInput
+        label="Fallback reply"
+        name="fallback_reply"
+        rows={2}
+        markOptional={false}
+        isReadOnly={!canManage}
+        maxLength={FALLBACK_MAX}
+        value={fallback}
+        onChange={edited(setFallback)}
+        description="What the bot says when your knowledge has no answer. Empty: a default reply, translated into the visitor's language."
+      />
+      <SelectInput
+        label="Answer length"
+        id="behaviour-answer-length"
+        value={length}
+        onChange={edited(setLength)}
+        options={LENGTHS}
+        isDisabled={!canManage}
+        description="Needs a chat model."
+      />
+      <TextAreaInput
+        label="Starter questions"
+        name="starter_questions"
+        rows={4}
+        isReadOnly={!canManage}
+        value={starters}
+        onChange={edited(setStarters)}
+        description={`One per line, at most ${STARTERS_MAX}. The widget shows them as buttons before the first message.`}
+      />
+      {update.isSuccess ? <SuccessMessage>Behaviour saved.</SuccessMessage> : null}
+      {canManage ? (
+        <div className="form__actions">
+          <ActionButton type="submit" className="button button--primary" isPending={update.isPending}>
+            Save behaviour
+          </ActionButton>
+        </div>
+      ) : null}
+    </Form>
+  );
+}
