@@ -179,7 +179,8 @@ export class DeliveriesRepository implements OnApplicationShutdown {
    *
    * Outcomes close the deliveries and write their attempts. The attempt row is written here, not
    * at the claim (one write less per delivery): an attempt interrupted by a crash gets its row
-   * from failInterrupted().
+   * from failInterrupted(). An outcome that arrives after its delivery was closed as interrupted
+   * (written late, the database away past the lease) changes neither the delivery nor its attempt.
    */
   private async writeMany(ops: DeliveryWrite[]): Promise<(ClaimedDelivery | null | void)[]> {
     const ids: string[] = [];
@@ -197,9 +198,10 @@ export class DeliveriesRepository implements OnApplicationShutdown {
          UPDATE webhooks.deliveries d
             SET status = v.status, owner = NULL, lease_until = NULL, last_status_code = v.status_code, last_error = v.error, last_duration_ms = v.duration_ms
            FROM v WHERE d.id = v.id AND d.owner = $1 AND d.status = 'sending'
+          RETURNING d.id
        ), logged AS (
          INSERT INTO webhooks.attempts (delivery_id, attempt, trigger, owner, started_at, finished_at, duration_ms, status_code, error)
-         SELECT v.id, v.attempt, v.trigger, $1, v.started_at, clock_timestamp(), v.duration_ms, v.status_code, v.error FROM v
+         SELECT v.id, v.attempt, v.trigger, $1, v.started_at, clock_timestamp(), v.duration_ms, v.status_code, v.error FROM v JOIN closed USING (id)
          ON CONFLICT ON CONSTRAINT attempts_delivery_attempt_key
          DO UPDATE SET finished_at = EXCLUDED.finished_at, duration_ms = EXCLUDED.duration_ms, status_code = EXCLUDED.status_code, error = EXCLUDED.error
        ), claimed AS (

@@ -13,7 +13,11 @@ import { counter, histogram } from '@sa/metrics';
 export const SECRET_BOX = Symbol('SECRET_BOX');
 const PURGE_EVERY_MS = 3_600_000;
 const ORPHANS_PER_SWEEP = 500;
+/** Tries at writing an outcome while stopping; running, it is tried until RECORD_FOR_MS runs out. */
 const FINISH_TRIES = 3;
+/** How long an outcome is tried (at least): long enough to outlast a database restart or failover. */
+const RECORD_FOR_MS = 10_000;
+const RECORD_BACKOFF_MAX_MS = 2_000;
 
 
 const attempts = counter({
@@ -152,10 +156,12 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
 
   /**
    * One attempt of one delivery. Never leaves it in limbo: a claim that fails leaves it pending
-   * (taken again once its lease expires); an outcome that cannot be written after a few tries
-   * leaves it `sending` and no longer renewed, so it is closed as interrupted when the lease ends.
-   * Resolves once the request is over: the endpoint's slot is free while the outcome is written
-   * (in the background, still held, and awaited at shutdown).
+   * (taken again once its lease expires); an outcome that cannot be written is tried again (the
+   * delivery is still held, so its lease is renewed as soon as the database answers) until it is
+   * written or the time to record runs out; only then is it left `sending` and no longer renewed,
+   * so it is closed as interrupted when the lease ends. Resolves once the request is over: the
+   * endpoint's slot is free while the outcome is written (in the background, still held, and
+   * awaited at shutdown).
    */
   private async deliver(id: string): Promise<void> {
     const claimed = await this.deliveries.claim(id);
@@ -165,18 +171,27 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
     this.recording.set(claimed.id, recorded);
   }
 
-  /** Writes the outcome of an attempt (retried a few times); never rejects. */
+  /**
+   * Writes the outcome of an attempt; never rejects. A database that went away for a moment (a
+   * restart, a failover) must not turn a request the endpoint answered into an interrupted one:
+   * the write is tried with a growing pause for max(2 x lease, 10 s), or a few times once the
+   * dispatcher is stopping. The write is conditional (still `sending`, still ours), so one that
+   * lands after the delivery was closed as interrupted changes nothing.
+   */
   private async record(claimed: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
+    const giveUpAt = Date.now() + Math.max(2 * this.config.leaseMs, RECORD_FOR_MS);
     for (let attempt = 1; ; attempt++) {
       try {
         await this.deliveries.finish(claimed, outcome);
         break;
       } catch (err) {
-        if (attempt >= FINISH_TRIES) {
-          this.logger.error({ err, delivery_id: claimed.id }, 'could not record a webhook delivery outcome; it will be closed as interrupted');
+        const pause = Math.min(100 * 2 ** (attempt - 1), RECORD_BACKOFF_MAX_MS);
+        if ((this.stopping && attempt >= FINISH_TRIES) || Date.now() + pause > giveUpAt) {
+          this.logger.error({ err, delivery_id: claimed.id, tries: attempt }, 'could not record a webhook delivery outcome; it will be closed as interrupted');
           return;
         }
-        await new Promise((r) => setTimeout(r, 100 * 4 ** (attempt - 1)));
+        if (attempt === 1) this.logger.warn({ err, delivery_id: claimed.id }, 'could not record a webhook delivery outcome yet; trying again');
+        await new Promise((r) => setTimeout(r, pause));
       }
     }
     const result = outcome.ok ? 'succeeded' : 'failed';

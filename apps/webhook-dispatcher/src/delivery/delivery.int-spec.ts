@@ -290,6 +290,12 @@ describe('DeliveriesRepository', () => {
     expect(f).toEqual(expect.objectContaining({ status: 'failed', owner: null, last_error: INTERRUPTED_ERROR }));
     const [attempt] = await queryRows<any>(ds, `SELECT * FROM webhooks.attempts WHERE delivery_id = $1`, [inFlight.id]);
     expect(attempt).toEqual(expect.objectContaining({ error: INTERRUPTED_ERROR, finished_at: expect.any(Date), status_code: null }));
+    // The dead dispatcher's outcome, written late (its database was away past the lease), changes
+    // neither the delivery closed as interrupted nor its attempt.
+    const late = await deliveryRows([inFlight.id]);
+    await dead.finish({ ...late[0], attempt: late[0].attempts, trigger: late[0].next_trigger, started_at: late[0].last_attempt_at } as never, { ok: true, statusCode: 200, error: null, durationMs: 12 });
+    expect((await deliveryRows([inFlight.id]))[0]).toEqual(expect.objectContaining({ status: 'failed', last_error: INTERRUPTED_ERROR, last_status_code: null }));
+    expect(await queryRows<any>(ds, `SELECT status_code, error FROM webhooks.attempts WHERE delivery_id = $1`, [inFlight.id])).toEqual([{ status_code: null, error: INTERRUPTED_ERROR }]);
     // Released deliveries are anybody's at once; renewing keeps them from being taken.
     await alive.release([waiting.id]);
     expect((await dead.claimOrphans(100, [])).map((d) => d.id)).toContain(waiting.id);
@@ -355,6 +361,35 @@ describe('DeliveryEngine', () => {
       expect(hits.length).toBe(before);
     } finally {
       await ds.query(`UPDATE identity.workspaces SET plan = 'scale' WHERE id = $1`, [scaleWs]);
+      await engine.beforeApplicationShutdown();
+    }
+  });
+
+  it('writes an outcome once the database is back, when it was away for longer than a few quick tries', async () => {
+    const { engine, repo } = await engineFor('engine-5');
+    try {
+      const hook = await webhook(scaleWs, '/db-away', ['lead.created']);
+      const created = (await createFor(repo, event(scaleWs, 'lead.created', { lead_id: 'away', chatbot_id: null }))).filter((d) => d.webhook_id === hook);
+      // The database goes away just as the request ends, for 2.5 s (a restart): every write of the
+      // outcome fails the way a dropped connection does, then they go through again.
+      const finish = repo.finish.bind(repo);
+      let failures = 0;
+      let awayUntil = 0;
+      repo.finish = async (claimed, outcome) => {
+        awayUntil ||= Date.now() + 2500;
+        if (Date.now() < awayUntil) {
+          failures++;
+          throw new Error('Connection terminated unexpectedly');
+        }
+        return finish(claimed, outcome);
+      };
+      engine.accept(created);
+      const [row] = await settled(created.map((d) => d.id));
+      expect(failures).toBeGreaterThan(3);
+      expect(row).toEqual(expect.objectContaining({ status: 'succeeded', last_status_code: 200, last_error: null }));
+      expect(await queryRows<any>(ds, `SELECT status_code, error FROM webhooks.attempts WHERE delivery_id = $1`, [row.id])).toEqual([{ status_code: 200, error: null }]);
+      expect(hits.filter((h) => h.path === '/db-away')).toHaveLength(1);
+    } finally {
       await engine.beforeApplicationShutdown();
     }
   });
