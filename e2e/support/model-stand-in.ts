@@ -24,7 +24,8 @@ export interface ModelStandIn {
 /**
  * A local HTTP server that speaks the OpenAI chat-completions streaming wire format (the one
  * allowed stand-in: a remote paid model we cannot reach): `data: {chat.completion.chunk}` frames,
- * a last chunk with finish_reason "stop", then `data: [DONE]`.
+ * a last chunk with finish_reason "stop", the usage chunk when the request asks for it, then
+ * `data: [DONE]`.
  */
 export async function startModelStandIn(answer: (body: any) => StandInAnswer): Promise<ModelStandIn> {
   const port = await freePort();
@@ -46,7 +47,7 @@ export async function startModelStandIn(answer: (body: any) => StandInAnswer): P
           res.write(chunk({ content: pieces[i++] }, null));
           timer = setTimeout(send, gapMs);
         } else if (dropAfterPieces) res.destroy();
-        else res.end(`${chunk({}, 'stop')}data: [DONE]\n\n`);
+        else res.end(`${chunk({}, 'stop')}${record.body.stream_options?.include_usage ? usageChunk(record.body, pieces) : ''}data: [DONE]\n\n`);
       };
       let timer = setTimeout(send, 10);
       res.on('close', () => {
@@ -58,6 +59,20 @@ export async function startModelStandIn(answer: (body: any) => StandInAnswer): P
   await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
   return { baseUrl: `http://127.0.0.1:${port}/v1`, requests, close: () => new Promise((r) => server.close(() => r())) };
 }
+
+/**
+ * The usage report OpenAI streams when asked (`stream_options.include_usage`): one more chunk
+ * after the last choice, with `choices: []` and `usage`. The counts are the stand-in's own and
+ * deterministic: a token per four characters of the messages, a token per piece of the reply.
+ */
+export function standInUsage(body: any, pieces: string[]): { prompt_tokens: number; completion_tokens: number; total_tokens: number } {
+  const chars = (body.messages as { content: unknown }[]).reduce((n, m) => n + String(m.content).length, 0);
+  const prompt = Math.ceil(chars / 4);
+  return { prompt_tokens: prompt, completion_tokens: pieces.length, total_tokens: prompt + pieces.length };
+}
+
+const usageChunk = (body: any, pieces: string[]) =>
+  `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'test-model', choices: [], usage: standInUsage(body, pieces) })}\n\n`;
 
 /** The last user message of a chat-completions request. */
 export const questionOf = (body: any): string => String(body.messages.at(-1).content);

@@ -4,6 +4,7 @@ import { AuditController } from './audit/audit.controller';
 import { BotsController } from './bots/bots.controller';
 import { TryBotController } from './bots/try-bot.controller';
 import { BehaviourController } from './bots/behaviour.controller';
+import { PlaygroundController } from './bots/playground.controller';
 import { ConnectionsController } from './connections/connections.controller';
 import { KnowledgeController } from './knowledge/knowledge.controller';
 import { InvitationsController } from './invitations/invitations.controller';
@@ -35,6 +36,7 @@ export const CONSOLE_CONTROLLERS: Type[] = [
   BotsController,
   TryBotController,
   BehaviourController,
+  PlaygroundController,
   WidgetController,
   KnowledgeController,
   TokensController,

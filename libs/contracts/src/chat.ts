@@ -1,6 +1,7 @@
 import { Transform } from 'class-transformer';
 import { ArrayMinSize, IsArray, IsIn, IsInt, IsISO8601, IsNumber, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
 import { ONLY_THIS_BOT } from './knowledge';
+import { PlaygroundOptions, type TurnDiagnostics } from './playground';
 import { Doc, Nested, Nullable } from './schema-docs';
 import { CharLength, IsCalendarDate, IsLanguageTag, NotBlank, toInt } from './validation';
 
@@ -54,6 +55,8 @@ export class ChatTurnRequest extends ChatRequest {
   @IsString() @MaxLength(200) @Matches(/^[A-Za-z0-9_.-]+$/) streamSubject: string;
   @IsUUID() turnId: string;
   @IsIn(CHAT_CHANNELS) channel: ChatChannel;
+  /** A playground turn (console, issue 32): answered from this history, stored and counted nowhere. */
+  @IsOptional() @Nested(() => PlaygroundOptions) playground?: PlaygroundOptions;
 }
 
 export interface ChatTurnStarted {
@@ -71,7 +74,7 @@ export interface ChatTurnStarted {
  */
 export type ChatStreamEvent =
   | { type: 'delta'; text: string }
-  | { type: 'end'; assistant_message_id: string; unanswered: boolean; source_urls: string[] }
+  | { type: 'end'; assistant_message_id: string; unanswered: boolean; source_urls: string[]; diagnostics?: TurnDiagnostics }
   | { type: 'error'; code: string; message: string; stored: boolean }
   /** Issue 19: a person holds the session (handoff taken); the visitor's message was stored, the bot does not answer. */
   | { type: 'held'; user_message_id: string; taken_by: string };

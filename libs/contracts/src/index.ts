@@ -24,3 +24,4 @@ export * from './console-connections';
 export * from './analytics';
 export * from './records-console';
 export * from './behaviour';
+export * from './playground';

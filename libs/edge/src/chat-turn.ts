@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { NatsConnection } from 'nats';
-import { CHAT_CANCEL_SUBJECT, CallerContext, ChatChannel, ChatRequest, ChatStreamEvent, ChatTurnCancel, ChatTurnStarted } from '@sa/contracts';
+import { CHAT_CANCEL_SUBJECT, CallerContext, ChatChannel, ChatRequest, ChatStreamEvent, ChatTurnCancel, ChatTurnStarted, PlaygroundOptions } from '@sa/contracts';
 import { RpcClient } from '@sa/messaging';
 import { StreamIdle, TurnStream } from './turn-stream';
 
@@ -62,11 +62,13 @@ export async function startChatTurn(
   body: ChatRequest,
   channel: ChatChannel,
   timeouts: ChatTurnTimeouts,
+  /** The console's playground (issue 32): a turn stored and counted nowhere. */
+  playground?: PlaygroundOptions,
 ): Promise<ChatTurn> {
   const turnId = randomUUID();
   const stream = new TurnStream(nc, `_SA.chat.${turnId}`, timeouts.idleTimeoutMs);
   try {
-    const started = await rpc.send('chat.turn.start', { ...body, streamSubject: stream.subject, turnId, channel }, ctx, { timeoutMs: timeouts.startTimeoutMs });
+    const started = await rpc.send('chat.turn.start', { ...body, streamSubject: stream.subject, turnId, channel, ...(playground ? { playground } : {}) }, ctx, { timeoutMs: timeouts.startTimeoutMs });
     return new ChatTurn(turnId, started, stream, nc);
   } catch (err) {
     stream.close();

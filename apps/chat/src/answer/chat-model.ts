@@ -171,12 +171,26 @@ export function buildMessages(
  * the model is aborted (the server sees the connection close) and the iteration simply ends.
  * Any other failure becomes a ChatModelUnavailable naming the provider and the HTTP status.
  */
-export async function* streamAnswer(model: BaseChatModel, messages: BaseMessage[], signal: AbortSignal): AsyncGenerator<string> {
+/** What a model is, for people: "openai (model m at http://…)", or its class's name. */
+export function describeChatModel(model: BaseChatModel): string {
+  return described.get(model) ?? model.getName();
+}
+
+/** Tokens of one answer, from the provider's usage report. */
+export interface TokenUsage {
+  prompt: number;
+  completion: number;
+}
+
+export async function* streamAnswer(model: BaseChatModel, messages: BaseMessage[], signal: AbortSignal, onUsage?: (usage: TokenUsage) => void): AsyncGenerator<string> {
   if (signal.aborted) return;
-  const describe = described.get(model) ?? model.getName();
+  const describe = describeChatModel(model);
   try {
     const stream = await callSignal.run(signal, () => model.stream(messages, { signal }));
     for await (const chunk of stream) {
+      // The usage report comes as a chunk of its own (OpenAI's last chunk, Ollama's final one).
+      const usage = chunk.usage_metadata;
+      if (usage && onUsage) onUsage({ prompt: usage.input_tokens, completion: usage.output_tokens });
       const text = chunk.text;
       if (text) yield text;
     }

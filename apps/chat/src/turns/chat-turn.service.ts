@@ -6,11 +6,11 @@ import type { NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import { DataSource } from 'typeorm';
 import { BotAccess, enforceBotAccess } from '@sa/bot-access';
-import { BotSummary, CallerContext, ChatStreamEvent, ChatTurnRequest, ChatTurnStarted, ErrorCode, PassageView } from '@sa/contracts';
+import { BotSummary, CallerContext, ChatStreamEvent, ChatTurnRequest, ChatTurnStarted, DEFAULT_BEHAVIOUR, ErrorCode, PassageView, PlaygroundOptions, TurnDiagnostics } from '@sa/contracts';
 import { BotAccessDenied, DomainError, NotFound, QuotaExhausted, WidgetBudgetExhausted } from '@sa/errors';
 import { Outbox } from '@sa/events';
 import { NATS_CONNECTION, RpcClient } from '@sa/messaging';
-import { buildMessages, streamAnswer, withoutControlTokens } from '../answer/chat-model';
+import { TokenUsage, buildMessages, describeChatModel, streamAnswer, withoutControlTokens } from '../answer/chat-model';
 import { extractiveAnswer } from '../answer/extractive-responder';
 import { wantsHuman } from '../answer/handoff';
 import { resolveReplyLanguage } from '../answer/language';
@@ -18,6 +18,7 @@ import { phrase } from '../answer/phrases';
 import { CHAT_LOGGER, CHAT_MODEL } from '../chat.tokens';
 import { CHAT_CONFIG, ChatConfig } from '../config/chat.config';
 import { MessagesRepository, QuotaReservation } from '../conversations/messages.repository';
+import { passageRecords } from '../conversations/message-passages';
 import { questionKey } from '../analytics/question-key';
 import { HandoffService } from '../handoff/handoff.service';
 import { newWidgetSessionId } from '../widget/widget-session-id';
@@ -36,6 +37,11 @@ interface Turn {
   abort: AbortController;
   /** Gives the turn's reserved message back to what it was counted against (the workspace quota or the bot's widget budget), in the month it was counted in. */
   release: () => Promise<void>;
+  /** A playground turn (issue 32): answered from the page's history, stored and counted nowhere, ended with diagnostics. */
+  playground: PlaygroundOptions | null;
+  /** performance.now() at the start, once retrieval answered, and at the first text; the provider's token report. */
+  clock: { started: number; retrieved: number; firstText: number | null };
+  usage: TokenUsage | null;
 }
 
 /** Why generation stopped early: the visitor went away, the turn's time limit, or a shutdown. */
@@ -73,18 +79,26 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     // in a fixed order, and a reserved message is given back when a later check refuses the turn.
     // A widget turn without a session starts a new widget session (the gateway has checked any
     // session a widget turn names); other channels take the session id the caller chose.
-    const mintSession = req.channel === 'widget' && !req.sessionId;
-    const sessionId = req.sessionId ?? (mintSession ? newWidgetSessionId() : randomUUID());
+    // A playground turn (the console's "Try it") belongs to no session: it is never stored.
+    const playground = req.playground ?? null;
+    const named = playground ? undefined : req.sessionId;
+    const mintSession = req.channel === 'widget' && !named;
+    const sessionId = named ?? (mintSession ? newWidgetSessionId() : randomUUID());
     const now = new Date();
+    const clock = { started: performance.now(), retrieved: 0, firstText: null };
     const bucket = this.bucketOf(ctx, req, now);
     const botP = this.resolveBot(ctx, req.chatbotId);
     const chatbotIdP = req.chatbotId ? Promise.resolve(req.chatbotId) : botP.then((b) => b?.id ?? null);
-    const searchP = chatbotIdP.then((chatbotId) => this.rpc.send('knowledge.passage.search', { query: req.message, chatbotId, k: this.config.passages }, ctx));
-    const sessionP = req.sessionId ? botP.then((b) => this.checkSession(ctx, sessionId, b?.id ?? null)) : Promise.resolve();
+    const searchP = chatbotIdP.then(async (chatbotId) => {
+      const found = await this.rpc.send('knowledge.passage.search', { query: req.message, chatbotId, k: this.config.passages }, ctx);
+      clock.retrieved = performance.now();
+      return found;
+    });
+    const sessionP = named ? botP.then((b) => this.checkSession(ctx, sessionId, b?.id ?? null)) : Promise.resolve();
     const quotaP = bucket.reserve();
     // Whether a person holds the session (handoff taken) is asked alongside, not before: one
     // round trip less to the first byte. A held turn gives back what it reserved.
-    const heldP = req.sessionId ? this.handoffs.takenBy(ctx.tenantId, req.sessionId) : Promise.resolve(null);
+    const heldP = named ? this.handoffs.takenBy(ctx.tenantId, named) : Promise.resolve(null);
     const [botR, sessionR, quotaR, searchR, heldR] = await Promise.allSettled([botP, sessionP, quotaP, searchP, heldP]);
     const reserved = quotaR.status === 'fulfilled' && quotaR.value.ok;
     const refuse = async (err: unknown): Promise<never> => {
@@ -102,11 +116,11 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     if (!quotaR.value.ok) throw bucket.exhausted();
     if (searchR.status === 'rejected') return refuse(searchR.reason);
     if (mintSession) await this.widgetSessions.add(ctx.tenantId, req.chatbotId!, sessionId).catch(refuse);
-    const bot = botR.value;
+    const bot = playground?.behaviour ? tryBehaviour(botR.value, playground) : botR.value;
     const passages = searchR.value;
     const { language, detected } = resolveReplyLanguage({ requested: req.language, text: req.message, botLanguage: bot?.language ?? 'en' });
     const abort = new AbortController();
-    const turn: Turn = { ctx, req, sessionId, bot, language, detected, passages, abort, release: () => bucket.release() };
+    const turn: Turn = { ctx, req, sessionId, bot, language, detected, passages, abort, release: () => bucket.release(), playground, clock, usage: null };
     const done = this.run(turn).finally(() => this.running.delete(req.turnId));
     this.running.set(req.turnId, { abort, done });
     return { turn_id: req.turnId, session_id: sessionId, chatbot_id: bot?.id ?? null, language };
@@ -170,7 +184,10 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     const { req, abort } = turn;
     const timer = setTimeout(() => abort.abort('time_limit' satisfies CutReason), this.config.maxTurnMs);
     const publish = (event: ChatStreamEvent) => this.nc.publish(req.streamSubject, Buffer.from(JSON.stringify(event)));
-    const reply = new StorableStream((text) => publish({ type: 'delta', text }));
+    const reply = new StorableStream((text) => {
+      turn.clock.firstText ??= performance.now();
+      publish({ type: 'delta', text });
+    });
     let unanswered = false;
     let handoff: 'explicit' | 'detected' | null = null;
     let sources: string[] = [];
@@ -204,6 +221,11 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     }
     failure ??= cutShort(abort.signal.reason);
     sources = sources.map(storable);
+    if (turn.playground) {
+      // Stored nowhere, counted nowhere: the end says why the bot answered as it did.
+      publish(failure ? { type: 'error', ...failure, stored: false } : { type: 'end', assistant_message_id: req.turnId, unanswered, source_urls: sources, diagnostics: this.diagnostics(turn, unanswered) });
+      return;
+    }
 
     let saved: string;
     try {
@@ -235,7 +257,11 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
 
   /** Streams the model's answer; the model's control tokens ([HANDOFF], [NO_ANSWER]) are taken off and reported. */
   private async generate(turn: Turn, emit: (piece: string) => void): Promise<{ unanswered: boolean; handoff: boolean }> {
-    const history = this.config.historyMessages ? await this.messages.history(turn.ctx.tenantId, turn.sessionId, this.config.historyMessages) : [];
+    const history = turn.playground
+      ? turn.playground.history
+      : this.config.historyMessages
+        ? await this.messages.history(turn.ctx.tenantId, turn.sessionId, this.config.historyMessages)
+        : [];
     const behaviour = turn.bot?.behaviour;
     const messages = buildMessages({
       question: turn.req.message,
@@ -251,7 +277,7 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     let handoff = false;
     let signalled = false;
     let unanswered = turn.passages.length === 0;
-    const deltas = withoutControlTokens(streamAnswer(this.model!, messages, turn.abort.signal), (token) => {
+    const deltas = withoutControlTokens(streamAnswer(this.model!, messages, turn.abort.signal, (usage) => (turn.usage = usage)), (token) => {
       if (token === 'handoff') handoff = true;
       else unanswered = signalled = true;
     });
@@ -263,6 +289,19 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     }
     if (!text.trim() && unanswered && !turn.abort.signal.aborted) emit(fallback ?? phrase('noKnowledge', turn.language));
     return { unanswered, handoff };
+  }
+
+  private diagnostics(turn: Turn, unanswered: boolean): TurnDiagnostics {
+    const ms = (at: number) => Math.round(at - turn.clock.started);
+    return {
+      passages: passageRecords(turn.passages),
+      language: turn.language,
+      detected_language: turn.detected,
+      unanswered,
+      model: this.model ? describeChatModel(this.model) : 'extractive',
+      tokens: turn.usage,
+      timings: { retrieval_ms: ms(turn.clock.retrieved), first_text_ms: turn.clock.firstText === null ? null : ms(turn.clock.firstText), total_ms: ms(performance.now()) },
+    };
   }
 
   /** Stores both messages and the turn's events in one transaction; `text` and `sources` are storable already. */
@@ -313,6 +352,10 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
    */
   private bucketOf(ctx: CallerContext, req: ChatTurnRequest, now: Date): { reserve(): Promise<QuotaReservation>; release(): Promise<void>; exhausted(): DomainError } {
     const m = this.ds.manager;
+    if (req.playground) {
+      // The playground counts against nothing (issue 32): the console refuses it without live access.
+      return { reserve: async () => ({ ok: true, used: 0 }), release: async () => undefined, exhausted: () => new DomainError('internal_error', 'unreachable') };
+    }
     if (req.channel === 'widget') {
       const botId = req.chatbotId;
       const limit = ctx.entitlements.widgetMessagesPerBotPerMonth;
@@ -355,6 +398,13 @@ function cutShort(reason: unknown): { code: ErrorCode; message: string } | null 
   if (reason === ('time_limit' satisfies CutReason)) return { code: 'service_unavailable', message: 'The answer took too long and was cut short' };
   if (reason === ('shutdown' satisfies CutReason)) return { code: 'service_unavailable', message: 'The chat service stopped; the answer was cut short' };
   return null;
+}
+
+/** The bot with the behaviour being tried in the playground over its saved one, for this turn only. */
+function tryBehaviour(bot: BotSummary | null, playground: PlaygroundOptions): BotSummary | null {
+  if (!bot || !playground.behaviour) return bot;
+  const tried = Object.fromEntries(Object.entries(playground.behaviour).filter(([, v]) => v !== undefined));
+  return { ...bot, behaviour: { ...(bot.behaviour ?? DEFAULT_BEHAVIOUR), ...tried } };
 }
 
 function urlsOf(passages: PassageView[]): string[] {

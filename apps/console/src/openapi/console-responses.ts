@@ -39,7 +39,7 @@ export function ApiEmpty(status: 202 | 204, description: string) {
 const ERRORS: Record<number, string> = {
   400: 'The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`.',
   401: '`not_signed_in` (no live session) or `invalid_credentials`.',
-  402: '`plan_capacity_exhausted` (every bot slot of the plan is in use) or `quota_exhausted`, with details.',
+  402: '`plan_capacity_exhausted` (every bot slot of the plan is in use) or `quota_exhausted`, with details; `api_locked` (the workspace has no live access: the playground).',
   403: '`csrf_failed` (a write without the console\'s Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`.',
   404: '`not_found`: also a workspace the person is not a member of.',
   409: '`conflict` or `last_owner`.',

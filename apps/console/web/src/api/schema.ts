@@ -443,6 +443,28 @@ export interface paths {
         patch: operations["updateBotBehaviour"];
         trace?: never;
     };
+    "/workspaces/{workspaceId}/bots/{botId}/playground": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Try a bot (playground)
+         * @description One message to the bot, answered as a visitor would be answered, streamed as text/event-stream: `data: {"type":"delta","text":…}` frames, then one `{"type":"end","diagnostics":{…}}` (passages, reply language, unanswered, model, tokens, timings) or `{"type":"error","code","message"}`. Nothing is stored or counted. `behaviour` tries unsaved settings for this turn only.
+         *
+         *     Required role: `admin` or above.
+         */
+        post: operations["playgroundTurn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspaceId}/bots/{botId}/try": {
         parameters: {
             query?: never;
@@ -2045,6 +2067,29 @@ export interface components {
             /** Format: uuid */
             id: string;
         };
+        /** @description Unsaved behaviour to try: members given replace the saved ones for this turn only; nothing is saved. */
+        PlaygroundBehaviour: {
+            /** @enum {string} */
+            answer_length?: "short" | "normal" | "detailed";
+            fallback_reply?: string | null;
+            instructions?: string;
+        };
+        /** @description One earlier message of the playground conversation, as the page kept it. */
+        PlaygroundHistoryMessage: {
+            content: string;
+            /** @enum {string} */
+            role: "user" | "assistant";
+        };
+        /** @description One message to the bot in the playground. Unknown members are rejected (400). */
+        PlaygroundTurn: {
+            behaviour?: components["schemas"]["PlaygroundBehaviour"];
+            /** @description The conversation so far, oldest first (at most 20 messages). */
+            history?: components["schemas"]["PlaygroundHistoryMessage"][];
+            /** @description Reply language; as in POST /v1/chat. */
+            language?: string;
+            /** @description The owner's message, as a visitor would write it. */
+            message: string;
+        };
         /** @description Use of one limit. `limit` null: no limit. */
         Quota: {
             limit: number | null;
@@ -3531,7 +3576,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `plan_capacity_exhausted` (every bot slot of the plan is in use) or `quota_exhausted`, with details. */
+            /** @description `plan_capacity_exhausted` (every bot slot of the plan is in use) or `quota_exhausted`, with details; `api_locked` (the workspace has no live access: the playground). */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -3796,6 +3841,87 @@ export interface operations {
             };
         };
     };
+    playgroundTurn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PlaygroundTurn"];
+            };
+        };
+        responses: {
+            /** @description The answer as an event stream. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `plan_capacity_exhausted` (every bot slot of the plan is in use) or `quota_exhausted`, with details; `api_locked` (the workspace has no live access: the playground). */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
     tryBot: {
         parameters: {
             query?: never;
@@ -3841,7 +3967,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `plan_capacity_exhausted` (every bot slot of the plan is in use) or `quota_exhausted`, with details. */
+            /** @description `plan_capacity_exhausted` (every bot slot of the plan is in use) or `quota_exhausted`, with details; `api_locked` (the workspace has no live access: the playground). */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -5039,7 +5165,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `plan_capacity_exhausted` (every bot slot of the plan is in use) or `quota_exhausted`, with details. */
+            /** @description `plan_capacity_exhausted` (every bot slot of the plan is in use) or `quota_exhausted`, with details; `api_locked` (the workspace has no live access: the playground). */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -5348,7 +5474,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `plan_capacity_exhausted` (every bot slot of the plan is in use) or `quota_exhausted`, with details. */
+            /** @description `plan_capacity_exhausted` (every bot slot of the plan is in use) or `quota_exhausted`, with details; `api_locked` (the workspace has no live access: the playground). */
             402: {
                 headers: {
                     [name: string]: unknown;
@@ -5430,7 +5556,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorObject"];
                 };
             };
-            /** @description `plan_capacity_exhausted` (every bot slot of the plan is in use) or `quota_exhausted`, with details. */
+            /** @description `plan_capacity_exhausted` (every bot slot of the plan is in use) or `quota_exhausted`, with details; `api_locked` (the workspace has no live access: the playground). */
             402: {
                 headers: {
                     [name: string]: unknown;

@@ -58,3 +58,5 @@ export type Booking = Item<Ok<WP<'/bookings'>, 'get'>>;
 export type UpdateBooking = Body<WP<'/bookings/{bookingId}'>, 'patch'>;
 export type BotBehaviour = Ok<WP<'/bots/{botId}/behaviour'>, 'get'>['data'];
 export type UpdateBotBehaviour = Body<WP<'/bots/{botId}/behaviour'>, 'patch'>;
+export type PlaygroundTurn = Body<WP<'/bots/{botId}/playground'>, 'post'>;
+export type PlaygroundBehaviour = NonNullable<PlaygroundTurn['behaviour']>;

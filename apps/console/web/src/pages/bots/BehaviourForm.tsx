@@ -1,8 +1,8 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { Form } from 'react-aria-components';
 import { useBehaviour, useUpdateBehaviour } from '../../api/behaviour';
 import { ApiError } from '../../api/errors';
-import type { BotBehaviour } from '../../api/types';
+import type { BotBehaviour, PlaygroundBehaviour } from '../../api/types';
 import { ActionButton } from '../../components/ActionButton';
 import { SelectInput, TextAreaInput } from '../../components/Fields';
 import { ErrorMessage, Loading, SuccessMessage } from '../../components/Messages';
@@ -30,16 +30,30 @@ function behaviourFieldErrors(error: unknown): Record<string, string> {
   return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, v.join(' ')]));
 }
 
+const asLength = (v: string): 'short' | 'normal' | 'detailed' => (v === 'short' || v === 'detailed' ? v : 'normal');
+
 /** Instructions, fallback reply, answer length and starter questions → "Save behaviour". */
-export function BehaviourSection({ workspaceId, botId, canManage }: { workspaceId: string; botId: string; canManage: boolean }) {
+export function BehaviourSection({ workspaceId, botId, canManage, onDraft }: { workspaceId: string; botId: string; canManage: boolean; onDraft?: (draft: PlaygroundBehaviour) => void }) {
   const behaviour = useBehaviour(workspaceId, botId);
   if (behaviour.isPending) return <Loading what="the behaviour" />;
   if (behaviour.isError) return <ErrorMessage error={behaviour.error} title="The behaviour could not be loaded." />;
   // Keyed by the bot only: saving replaces the cached copy, and the form (with its "saved" message) stays.
-  return <BehaviourForm key={botId} workspaceId={workspaceId} botId={botId} saved={behaviour.data} canManage={canManage} />;
+  return <BehaviourForm key={botId} workspaceId={workspaceId} botId={botId} saved={behaviour.data} canManage={canManage} onDraft={onDraft} />;
 }
 
-function BehaviourForm({ workspaceId, botId, saved, canManage }: { workspaceId: string; botId: string; saved: BotBehaviour; canManage: boolean }) {
+function BehaviourForm({
+  workspaceId,
+  botId,
+  saved,
+  canManage,
+  onDraft,
+}: {
+  workspaceId: string;
+  botId: string;
+  saved: BotBehaviour;
+  canManage: boolean;
+  onDraft?: (draft: PlaygroundBehaviour) => void;
+}) {
   const update = useUpdateBehaviour(workspaceId, botId);
   const [instructions, setInstructions] = useState(saved.instructions);
   const [fallback, setFallback] = useState(saved.fallback_reply ?? '');
@@ -50,6 +64,10 @@ function BehaviourForm({ workspaceId, botId, saved, canManage }: { workspaceId: 
     if (update.isSuccess || update.isError) update.reset();
   };
   const starterList = starters.split('\n').map((s) => s.trim()).filter(Boolean);
+  // The playground ("Try it") answers with the behaviour as it is in the form, saved or not.
+  useEffect(() => {
+    onDraft?.({ instructions, fallback_reply: fallback.trim() === '' ? null : fallback, answer_length: asLength(length) });
+  }, [onDraft, instructions, fallback, length]);
 
   return (
     <Form
@@ -61,7 +79,7 @@ function BehaviourForm({ workspaceId, botId, saved, canManage }: { workspaceId: 
         update.mutate({
           instructions,
           fallback_reply: fallback.trim() === '' ? null : fallback,
-          answer_length: length === 'short' || length === 'detailed' ? length : 'normal',
+          answer_length: asLength(length),
           starter_questions: starterList,
         });
       }}

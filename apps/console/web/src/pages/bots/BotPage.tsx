@@ -1,4 +1,6 @@
+import { useState } from 'react';
 import { Link, useParams, useSearchParams } from 'react-router';
+import type { PlaygroundBehaviour } from '../../api/types';
 import { useBots } from '../../api/workspace';
 import { useCurrentWorkspace } from '../../app/workspace-context';
 import { ErrorMessage, Loading, SuccessMessage } from '../../components/Messages';
@@ -6,14 +8,16 @@ import { Page, Section } from '../../components/Page';
 import { WidgetSections } from '../widget/WidgetSections';
 import { BehaviourSection } from './BehaviourForm';
 import { BotSettingsForm } from './BotSettingsForm';
+import { TryIt } from './TryIt';
 
-/** One bot: its name and reply language, its behaviour, then its widget (snippet, origins, greeting and look, identity secret). */
+/** One bot: its name and reply language, its behaviour, the playground (owners and admins), then its widget (snippet, origins, greeting and look, identity secret). */
 export function BotPage() {
   const { workspace, canManage } = useCurrentWorkspace();
   const { botId = '' } = useParams();
   const [params] = useSearchParams();
   const bots = useBots(workspace.id);
   const bot = bots.data?.find((b) => b.id === botId);
+  const [draft, setDraft] = useState<PlaygroundBehaviour | undefined>(undefined);
   const back = (
     <p>
       <Link to={`/w/${encodeURIComponent(workspace.id)}/bots`}>All bots</Link>
@@ -37,8 +41,13 @@ export function BotPage() {
         <BotSettingsForm key={bot.id} workspaceId={workspace.id} bot={bot} canManage={canManage} />
       </Section>
       <Section title="Behaviour" id="bot-behaviour">
-        <BehaviourSection workspaceId={workspace.id} botId={bot.id} canManage={canManage} />
+        <BehaviourSection workspaceId={workspace.id} botId={bot.id} canManage={canManage} onDraft={canManage ? setDraft : undefined} />
       </Section>
+      {canManage ? (
+        <Section title="Try it" id="bot-try-it">
+          <TryIt key={bot.id} workspaceId={workspace.id} botId={bot.id} behaviour={draft} />
+        </Section>
+      ) : null}
       <WidgetSections workspaceId={workspace.id} botId={bot.id} canManage={canManage} />
     </Page>
   );

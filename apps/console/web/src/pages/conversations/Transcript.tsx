@@ -22,7 +22,29 @@ function Source({ url }: { url: string }) {
 export type TranscriptMessage = Pick<ChatMessage, 'id' | 'role' | 'content' | 'created_at'> &
   Partial<Pick<ChatMessage, 'source_urls' | 'feedback' | 'passages' | 'passages_omitted'>> & { author_kind?: 'person' | null; author_label?: string | null };
 
-type Passage = NonNullable<ChatMessage['passages']>[number];
+export type Passage = NonNullable<ChatMessage['passages']>[number];
+
+/** The passages a bot was given, best first: document, score, text and source, all as text. */
+export function PassageList({ passages }: { passages: Passage[] }) {
+  return (
+    <ol className="transcript__passages" aria-label="Passages the bot was given">
+      {passages.map((p, i) => (
+        <li key={`${p.document_id}-${p.chunk ?? i}`} className="transcript__passage">
+          <div className="transcript__passage-meta">
+            <span className="transcript__passage-title">{p.title || p.document_id}</span>
+            <span className="muted small">Score {p.score.toFixed(2)}</span>
+          </div>
+          <p className="transcript__passage-text">{p.text}</p>
+          {p.source_url ? (
+            <p className="small transcript__passage-source">
+              <Source url={p.source_url} />
+            </p>
+          ) : null}
+        </li>
+      ))}
+    </ol>
+  );
+}
 
 /**
  * "Why this answer" (issue 32): the passages the bot was given for an answer, for owners and admins
@@ -34,22 +56,7 @@ function WhyThisAnswer({ passages, omitted }: { passages: Passage[] | null; omit
     <details className="transcript__why">
       <summary>Why this answer</summary>
       {passages && passages.length > 0 ? (
-        <ol className="transcript__passages" aria-label="Passages the bot was given">
-          {passages.map((p, i) => (
-            <li key={`${p.document_id}-${p.chunk ?? i}`} className="transcript__passage">
-              <div className="transcript__passage-meta">
-                <span className="transcript__passage-title">{p.title || p.document_id}</span>
-                <span className="muted small">Score {p.score.toFixed(2)}</span>
-              </div>
-              <p className="transcript__passage-text">{p.text}</p>
-              {p.source_url ? (
-                <p className="small transcript__passage-source">
-                  <Source url={p.source_url} />
-                </p>
-              ) : null}
-            </li>
-          ))}
-        </ol>
+        <PassageList passages={passages} />
       ) : (
         <p className="muted small transcript__passages-none">
           {omitted ? 'Not shown: this conversation is too long to show the passages of every answer.' : 'No passages recorded.'}
