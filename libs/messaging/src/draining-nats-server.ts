@@ -21,10 +21,12 @@ const MALFORMED = { code: 'validation_failed', message: 'The request is not a JS
  * and a context host, and replied through an rxjs subscription; together about a tenth of a small
  * service's CPU per request (bench/README.md). Here each subject's subscription holds its handler.
  *
- * Graceful stop: `stopAccepting()` unsubscribes from the service's subjects at once (the queue
- * group routes new requests to the other replicas); `close()` then waits for the requests already
- * taken to be answered, up to the grace period, and drains the connection, so no reply is lost to
- * a closed connection.
+ * Graceful stop: `stopAccepting()` drains the service's subscriptions at once: the queue group
+ * routes new requests to the other replicas, and the requests the server routed here before it saw
+ * this replica leave (still in transit) are handled, not dropped (a plain unsubscribe dropped them,
+ * and each caller waited out its timeout: a 503 in a rolling restart). `close()` then waits for the
+ * drains and for the requests taken to be answered, up to the grace period, and drains the
+ * connection, so no reply is lost to a closed connection.
  */
 export class DrainingNatsServer extends Server implements CustomTransportStrategy {
   override readonly transportId = Transport.NATS;
@@ -32,6 +34,7 @@ export class DrainingNatsServer extends Server implements CustomTransportStrateg
   private subscriptions: Subscription[] = [];
   private readonly inFlight = new Set<Promise<void>>();
   private accepting = true;
+  private drained: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly options: ServerOptions,
@@ -104,12 +107,15 @@ export class DrainingNatsServer extends Server implements CustomTransportStrateg
   stopAccepting(): void {
     if (!this.accepting) return;
     this.accepting = false;
-    for (const sub of this.subscriptions) sub.unsubscribe();
+    this.drained = Promise.allSettled(this.subscriptions.map((sub) => Promise.resolve().then(() => sub.drain())));
   }
 
   async close(): Promise<void> {
     this.stopAccepting();
     const nc = this.nc;
+    let drainTimer: NodeJS.Timeout | undefined;
+    await Promise.race([this.drained, new Promise((resolve) => (drainTimer = setTimeout(resolve, this.graceMs)))]);
+    clearTimeout(drainTimer);
     if (this.inFlight.size) {
       this.log.info({ requests: this.inFlight.size }, 'waiting for NATS requests in flight');
       let timer: NodeJS.Timeout | undefined;
