@@ -18,6 +18,8 @@ import { ConversationQueriesHandler } from './queries/conversation-queries.handl
 import { ChatTurnHandler } from './turns/chat-turn.handler';
 import { ChatTurnService } from './turns/chat-turn.service';
 import { UsageHandler } from './usage/usage.handler';
+import { TokenUsageHandler } from './usage/token-usage.handler';
+import { TokenUsageRepository } from './usage/token-usage.repository';
 import { WidgetSessionsRepository } from './widget/widget-sessions.repository';
 import { WidgetHandler } from './widget/widget.handler';
 import { WidgetRepository } from './widget/widget.repository';
@@ -33,12 +35,13 @@ const config = loadChatConfig();
     OpsModule.forService('chat', config),
     EventsModule.forService({ schema: 'chat', natsUrl: config.natsUrl, stream: { name: config.eventsStream, subjectPrefix: config.eventsSubjectPrefix }, relay: true }),
   ],
-  controllers: [ChatTurnHandler, ConversationQueriesHandler, WidgetHandler, UsageHandler, HandoffHandler],
+  controllers: [ChatTurnHandler, ConversationQueriesHandler, WidgetHandler, UsageHandler, TokenUsageHandler, HandoffHandler],
   providers: [
     { provide: CHAT_CONFIG, useValue: config },
     { provide: CHAT_LOGGER, useValue: createLogger('chat', { level: config.logLevel }) },
     { provide: CHAT_MODEL, useFactory: () => createChatModel() },
     MessagesRepository,
+    TokenUsageRepository,
     ConversationsRepository,
     AnalyticsRepository,
     ChatTurnService,

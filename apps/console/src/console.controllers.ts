@@ -5,6 +5,7 @@ import { BotsController } from './bots/bots.controller';
 import { TryBotController } from './bots/try-bot.controller';
 import { BehaviourController } from './bots/behaviour.controller';
 import { PlaygroundController } from './bots/playground.controller';
+import { TokenBudgetController } from './workspace/token-budget.controller';
 import { ConnectionsController } from './connections/connections.controller';
 import { KnowledgeController } from './knowledge/knowledge.controller';
 import { InvitationsController } from './invitations/invitations.controller';
@@ -37,6 +38,7 @@ export const CONSOLE_CONTROLLERS: Type[] = [
   TryBotController,
   BehaviourController,
   PlaygroundController,
+  TokenBudgetController,
   WidgetController,
   KnowledgeController,
   TokensController,

@@ -25,3 +25,4 @@ export * from './analytics';
 export * from './records-console';
 export * from './behaviour';
 export * from './playground';
+export * from './token-usage';

@@ -1,3 +1,4 @@
+import { TokenBudgetView, TokenUsageRequest, TokenUsageView, UpdateTokenBudgetBody } from './token-usage';
 import { HandoffConversationView, HandoffMessageView, HandoffNotifyReply, HandoffNotifyRequest, HandoffQueueRequest, HandoffReleaseRequest, HandoffReplyRequest, HandoffSessionRequest, HandoffTakeRequest, HandoffView, WidgetRepliesRequest, WidgetRepliesView } from './handoff';
 import { EmailView, ListEmailsRequest } from './booking-mail';
 import { BookingIdRequest, BookingView, CreateBookingRequest, ListBookingsRequest, UpdateBookingRequest } from './bookings';
@@ -151,6 +152,9 @@ export const RPC = {
   'webhook-dispatcher.delivery.list': rpc<ListDeliveriesRequest, DeliveryView[]>(ListDeliveriesRequest),
   'webhook-dispatcher.delivery.redeliver': rpc<DeliveryIdRequest, DeliveryView>(DeliveryIdRequest),
   'chat.usage.get': rpc<UsageRequest, MessageUsageView>(UsageRequest),
+  // Issue 32: tokens per bot and day, and the workspace's monthly token budget (token-usage.ts).
+  'chat.tokens.usage': rpc<TokenUsageRequest, TokenUsageView>(TokenUsageRequest),
+  'chat.tokens.budget.set': rpc<UpdateTokenBudgetBody, TokenBudgetView>(UpdateTokenBudgetBody),
   'knowledge.usage.get': rpc<UsageRequest, PageUsageView>(UsageRequest),
   'bookings.email.send': rpc<SendPersonEmailRequest, SendPersonEmailReply>(SendPersonEmailRequest, false),
   // Answered by the console (queue group `console`), owner of OAuth connections (issue 17).

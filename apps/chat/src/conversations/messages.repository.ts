@@ -25,6 +25,8 @@ export interface NewTurn {
     providerMessageId?: string | null;
     /** The passages the turn was given (issue 32, "Why this answer"); stored clipped (passageRecords). Absent: NULL, none recorded. */
     passages?: readonly PassageView[];
+    /** The tokens the provider reported for the answer (issue 32); absent or null: no report. */
+    tokens?: { prompt: number; completion: number } | null;
   };
 }
 
@@ -69,9 +71,9 @@ export class MessagesRepository {
     const rows = await queryRows<ChatMessageRow>(
       m,
       `WITH inserted AS (
-         INSERT INTO chat.messages (tenant_id, chatbot_id, session_id, channel, role, content, language, question_key, source_urls, unanswered, provider_message_id, passages)
-         VALUES ($1, $2, $3, $4, 'user', $5, $6, $7, NULL, false, NULL, NULL),
-                ($1, $2, $3, $4, 'assistant', $8, NULL, NULL, $9::text[], $10, $11, $12::jsonb)
+         INSERT INTO chat.messages (tenant_id, chatbot_id, session_id, channel, role, content, language, question_key, source_urls, unanswered, provider_message_id, passages, prompt_tokens, completion_tokens)
+         VALUES ($1, $2, $3, $4, 'user', $5, $6, $7, NULL, false, NULL, NULL, NULL, NULL),
+                ($1, $2, $3, $4, 'assistant', $8, NULL, NULL, $9::text[], $10, $11, $12::jsonb, $13::int, $14::int)
          RETURNING ${MESSAGE_COLUMNS}
        ), session AS (
          INSERT INTO chat.sessions AS s (tenant_id, session_id, chatbot_id, channel, message_count, first_at, last_at, preview)
@@ -96,6 +98,8 @@ export class MessagesRepository {
         t.assistant.unanswered,
         t.assistant.providerMessageId ?? null,
         t.assistant.passages ? JSON.stringify(passageRecords(t.assistant.passages)) : null,
+        t.assistant.tokens?.prompt ?? null,
+        t.assistant.tokens?.completion ?? null,
       ],
     );
     const user = rows.find((r) => r.role === 'user');

@@ -23,6 +23,7 @@ import { questionKey } from '../analytics/question-key';
 import { HandoffService } from '../handoff/handoff.service';
 import { newWidgetSessionId } from '../widget/widget-session-id';
 import { WidgetSessionsRepository } from '../widget/widget-sessions.repository';
+import { TokenUsageRepository } from '../usage/token-usage.repository';
 import { StorableStream, storable } from './storable-text';
 
 interface Turn {
@@ -67,6 +68,7 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     private readonly widgetSessions: WidgetSessionsRepository,
     private readonly outbox: Outbox,
     private readonly handoffs: HandoffService,
+    private readonly tokens: TokenUsageRepository,
     @InjectDataSource() private readonly ds: DataSource,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(CHAT_MODEL) private readonly model: BaseChatModel | null,
@@ -99,7 +101,9 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     // Whether a person holds the session (handoff taken) is asked alongside, not before: one
     // round trip less to the first byte. A held turn gives back what it reserved.
     const heldP = named ? this.handoffs.takenBy(ctx.tenantId, named) : Promise.resolve(null);
-    const [botR, sessionR, quotaR, searchR, heldR] = await Promise.allSettled([botP, sessionP, quotaP, searchP, heldP]);
+    // The workspace's monthly token budget (issue 32), when it has one; the playground counts nowhere.
+    const budgetP = playground ? Promise.resolve(null) : this.tokens.budget(ctx.tenantId, now);
+    const [botR, sessionR, quotaR, searchR, heldR, budgetR] = await Promise.allSettled([botP, sessionP, quotaP, searchP, heldP, budgetP]);
     const reserved = quotaR.status === 'fulfilled' && quotaR.value.ok;
     const refuse = async (err: unknown): Promise<never> => {
       if (reserved) await bucket.release().catch(() => undefined);
@@ -114,6 +118,11 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     }
     if (quotaR.status === 'rejected') return refuse(quotaR.reason);
     if (!quotaR.value.ok) throw bucket.exhausted();
+    if (budgetR.status === 'rejected') return refuse(budgetR.reason);
+    const budget = budgetR.value;
+    if (budget && budget.monthly_tokens !== null && budget.used_this_month >= budget.monthly_tokens) {
+      return refuse(new QuotaExhausted(`The monthly token budget of ${budget.monthly_tokens} tokens is used up`, { tokens_per_month: budget.monthly_tokens, tokens_used: budget.used_this_month }));
+    }
     if (searchR.status === 'rejected') return refuse(searchR.reason);
     if (mintSession) await this.widgetSessions.add(ctx.tenantId, req.chatbotId!, sessionId).catch(refuse);
     const bot = playground?.behaviour ? tryBehaviour(botR.value, playground) : botR.value;
@@ -315,8 +324,9 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
         sessionId: turn.sessionId,
         channel: req.channel,
         user: { content: question, language: turn.detected ?? turn.language },
-        assistant: { content: text, sourceUrls: sources, unanswered, passages: turn.passages },
+        assistant: { content: text, sourceUrls: sources, unanswered, passages: turn.passages, tokens: turn.usage },
       });
+      if (turn.usage) await this.tokens.add(m, ctx.tenantId, turn.usage.prompt + turn.usage.completion, new Date());
       const common = { session_id: turn.sessionId, chatbot_id: turn.bot?.id ?? null, channel: req.channel };
       await this.outbox.add(m, 'chat.turn.completed', ctx.tenantId, {
         ...common,

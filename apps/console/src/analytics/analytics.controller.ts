@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AnalyticsQuestionsView, AnalyticsView, ConsoleAnalyticsQuery, WorkspaceParams } from '@sa/contracts';
+import { AnalyticsQuestionsView, AnalyticsView, ConsoleAnalyticsQuery, TokenUsageView, WorkspaceParams } from '@sa/contracts';
 import { dto } from '@sa/edge';
 import { RpcClient } from '@sa/messaging';
 import { ConsoleCaller, ConsoleCallerInfo, ConsoleRoute, workspaceOf } from '../auth/console-route.decorator';
@@ -8,7 +8,8 @@ import { ApiConsoleErrors, ApiData } from '../openapi/console-responses';
 
 /**
  * The Analytics page (issue 19): the figures of GET /v1/analytics (chat.analytics.summary), the
- * top and unanswered questions (chat.analytics.questions). Its "Add an answer" posts to the
+ * top and unanswered questions (chat.analytics.questions), and (issue 32) the tokens per bot and
+ * day with the monthly token budget (chat.tokens.usage). Its "Add an answer" posts to the
  * Knowledge page's route (POST …/knowledge/qa, knowledge.document.add-qa).
  * A bot id of another workspace is 404 (the chat and knowledge services check it).
  */
@@ -45,5 +46,22 @@ export class AnalyticsController {
     @Query(dto(ConsoleAnalyticsQuery, 'query')) query: ConsoleAnalyticsQuery,
   ): Promise<{ data: AnalyticsQuestionsView }> {
     return { data: await this.rpc.send('chat.analytics.questions', { chatbotId: query.bot, days: query.days }, workspaceOf(caller).ctx) };
+  }
+
+  @Get('tokens')
+  @ConsoleRoute('member')
+  @ApiOperation({
+    operationId: 'getTokenUsage',
+    summary: 'Token usage',
+    description: "Prompt and completion tokens per bot and day over the last 30 days, as the model's provider reported them (the playground aside), and the workspace's monthly token budget with this month's use.",
+  })
+  @ApiData(200, 'Tokens per bot and day, and the budget.', TokenUsageView)
+  @ApiConsoleErrors(400, 401, 404, 503)
+  async tokens(
+    @ConsoleCaller() caller: ConsoleCallerInfo,
+    @Param(dto(WorkspaceParams, 'path')) _params: WorkspaceParams,
+    @Query(dto(ConsoleAnalyticsQuery, 'query')) query: ConsoleAnalyticsQuery,
+  ): Promise<{ data: TokenUsageView }> {
+    return { data: await this.rpc.send('chat.tokens.usage', { chatbotId: query.bot }, workspaceOf(caller).ctx) };
   }
 }

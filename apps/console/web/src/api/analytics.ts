@@ -21,6 +21,23 @@ export function useAnalyticsQuestions(workspaceId: string, botId: string | null)
   });
 }
 
+/** Tokens per bot and day (last 30 days) and the monthly token budget, for every bot (null) or one. */
+export function useTokenUsage(workspaceId: string, botId: string | null) {
+  return useQuery({
+    queryKey: [...keys.tokenUsage(workspaceId), botId ?? 'all'],
+    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/analytics/tokens', params(workspaceId, botId)))).data,
+  });
+}
+
+/** Sets (or, with null, removes) the monthly token budget; the token figures are read again. */
+export function useSetTokenBudget(workspaceId: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (monthly_tokens: number | null) => (await unwrap(api.PUT('/workspaces/{workspaceId}/token-budget', { params: { path: { workspaceId } }, body: { monthly_tokens } }))).data,
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: keys.tokenUsage(workspaceId) }),
+  });
+}
+
 /**
  * "Add an answer": a Q&A knowledge document, through the Knowledge page's own route (one route for
  * one operation); the questions and the knowledge list are read again.

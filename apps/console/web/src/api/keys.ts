@@ -15,6 +15,7 @@ export const keys = {
   connections: (id: string) => ['workspace', id, 'connections'] as const,
   analytics: (id: string, botId: string | null) => ['workspace', id, 'analytics', botId ?? 'all'] as const,
   analyticsQuestions: (id: string) => ['workspace', id, 'analytics-questions'] as const,
+  tokenUsage: (id: string) => ['workspace', id, 'token-usage'] as const,
   interaction: (uid: string) => ['oauth-interaction', uid] as const,
   setup: ['setup'] as const,
 };

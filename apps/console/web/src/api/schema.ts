@@ -299,6 +299,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{workspaceId}/analytics/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Token usage
+         * @description Prompt and completion tokens per bot and day over the last 30 days, as the model's provider reported them (the playground aside), and the workspace's monthly token budget with this month's use.
+         *
+         *     Required role: `member` or above.
+         */
+        get: operations["getTokenUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspaceId}/audit": {
         parameters: {
             query?: never;
@@ -1059,6 +1081,28 @@ export interface paths {
          *     Required role: `admin` or above.
          */
         patch: operations["changeMemberRole"];
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/token-budget": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set the monthly token budget
+         * @description Prompt plus completion tokens a calendar month (UTC) for every bot of the workspace; `null` removes it. Once the month reaches it, chat answers 402 `quota_exhausted`.
+         *
+         *     Required role: `admin` or above.
+         */
+        put: operations["setTokenBudget"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/workspaces/{workspaceId}/tokens": {
@@ -2145,6 +2189,42 @@ export interface components {
             /** @description The password (12 to 256 characters when it was set). */
             password: string;
         };
+        /** @description The workspace's monthly token budget and this month's use (UTC calendar month). */
+        TokenBudget: {
+            /** Format: date-time */
+            month_start: string;
+            /** @description Prompt plus completion tokens a month; null: no budget. */
+            monthly_tokens: number | null;
+            /** @description Tokens counted this month (every bot and channel, the playground aside). */
+            used_this_month: number;
+        };
+        /** @description The monthly token budget. Unknown members are rejected (400). */
+        TokenBudgetUpdate: {
+            /** @description Prompt plus completion tokens a month, 1 to 1000000000000; null removes the budget. */
+            monthly_tokens: number | null;
+        };
+        /** @description Tokens per bot and day over the last 30 days (days without answers left out), and the monthly budget. */
+        TokenUsage: {
+            budget: components["schemas"]["TokenBudget"];
+            days: components["schemas"]["TokenUsageDay"][];
+        };
+        /** @description One bot's tokens on one day (UTC), as the model's provider reported them. */
+        TokenUsageDay: {
+            /** @description Answers on that day that carried a usage report. */
+            answers: number;
+            /**
+             * Format: uuid
+             * @description The bot; null: answers of no bot (a workspace without bots).
+             */
+            chatbot_id: string | null;
+            completion_tokens: number;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD (UTC).
+             */
+            day: string;
+            prompt_tokens: number;
+        };
         /** @description The bot's whole answer to a question asked from the console. */
         TryBotAnswer: {
             answer: string;
@@ -3207,6 +3287,71 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["AnalyticsQuestions"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    getTokenUsage: {
+        parameters: {
+            query?: {
+                /** @description Only this bot (a bot of the workspace; another id gives 404). */
+                bot?: string;
+                /** @description Window length in days for the questions, 1 to 365; default 30. The summary always covers the last 30 days. */
+                days?: number;
+            };
+            header?: never;
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Tokens per bot and day, and the budget. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TokenUsage"];
                     };
                 };
             };
@@ -6087,6 +6232,79 @@ export interface operations {
             };
             /** @description `conflict` or `last_owner`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    setTokenBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TokenBudgetUpdate"];
+            };
+        };
+        responses: {
+            /** @description The budget as saved, with this month’s use. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TokenBudget"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

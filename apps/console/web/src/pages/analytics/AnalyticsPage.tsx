@@ -1,6 +1,6 @@
 import { useState, type ReactNode } from 'react';
 import { useSearchParams } from 'react-router';
-import { useAnalytics, useAnalyticsQuestions } from '../../api/analytics';
+import { useAnalytics, useAnalyticsQuestions, useTokenUsage } from '../../api/analytics';
 import type { AnalyticsQuestions, Bot } from '../../api/types';
 import { useBots } from '../../api/workspace';
 import { useCurrentWorkspace } from '../../app/workspace-context';
@@ -12,6 +12,7 @@ import { MessagesChart } from './MessagesChart';
 import { QuestionsTable } from './QuestionsTable';
 import { RepliesChart } from './RepliesChart';
 import { SummaryFigures } from './SummaryFigures';
+import { BudgetLine, TokenUsageTable } from './TokenUsageTable';
 
 const ALL = '';
 
@@ -49,6 +50,7 @@ function AnalyticsOf({ botId, bots, onChoose }: { botId: string | null; bots: Bo
   const { workspace, canManage } = useCurrentWorkspace();
   const analytics = useAnalytics(workspace.id, botId);
   const questions = useAnalyticsQuestions(workspace.id, botId);
+  const tokens = useTokenUsage(workspace.id, botId);
   const [added, setAdded] = useState<string | null>(null);
   const withQuestions = (show: (data: AnalyticsQuestions) => ReactNode) =>
     questions.isPending ? (
@@ -105,6 +107,22 @@ function AnalyticsOf({ botId, bots, onChoose }: { botId: string | null; bots: Bo
             action={canManage ? (q) => <AddAnswerDialog workspaceId={workspace.id} question={q.question} botId={botId} onAdded={setAdded} /> : undefined}
           />
         ))}
+      </Section>
+      <Section
+        title="Token usage"
+        id="analytics-tokens"
+        description="Prompt and completion tokens per bot and day over the last 30 days, as your model's provider reported them. Trying a bot in the playground counts nowhere."
+      >
+        {tokens.isPending ? (
+          <Loading what="token usage" />
+        ) : tokens.isError ? (
+          <ErrorMessage error={tokens.error} title="The token usage could not be loaded." />
+        ) : (
+          <>
+            <BudgetLine budget={tokens.data.budget} />
+            <TokenUsageTable days={tokens.data.days} bots={bots} />
+          </>
+        )}
       </Section>
     </>
   );

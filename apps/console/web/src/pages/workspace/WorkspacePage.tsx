@@ -4,14 +4,15 @@ import { ErrorMessage, Loading } from '../../components/Messages';
 import { Page, Section } from '../../components/Page';
 import { LiveAccess } from './LiveAccess';
 import { PlanSummary } from './PlanSummary';
+import { TokenBudgetSection } from './TokenBudgetForm';
 import { UsageTable } from './UsageTable';
 
-/** Plan, live-access state and usage against the quotas; read-only (billing is elsewhere). */
+/** Plan, live-access state, usage against the quotas, and the monthly token budget (owners and admins set it; billing is elsewhere). */
 export function WorkspacePage() {
-  const { workspace: current } = useCurrentWorkspace();
+  const { workspace: current, canManage } = useCurrentWorkspace();
   const workspace = useWorkspace(current.id);
   return (
-    <Page title="Workspace" description="Plan, access and usage of this workspace. Read-only: billing is managed outside the console.">
+    <Page title="Workspace" description="Plan, access and usage of this workspace, and its token budget. Billing is managed outside the console.">
       {workspace.isPending ? (
         <Loading what="the workspace" />
       ) : workspace.isError ? (
@@ -26,6 +27,9 @@ export function WorkspacePage() {
           </Section>
           <Section title="Usage" id="usage">
             <UsageTable usage={workspace.data.usage} />
+          </Section>
+          <Section title="Token budget" id="token-budget">
+            <TokenBudgetSection workspaceId={current.id} canManage={canManage} />
           </Section>
         </>
       )}
