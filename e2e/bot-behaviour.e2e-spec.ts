@@ -3,7 +3,7 @@ import { request } from './support/api';
 import { waitFor } from './support/apps';
 import { expectNoSeriousAxeViolations, screenshot, useBrowser, widgetScreenshot } from './support/browser';
 import { ConsoleClient, signInPage } from './support/console';
-import { ConsoleSystem, startConsoleSystem } from './support/console-system';
+import { ConsoleSystem, startConsoleSystem, workspaceWithPeople } from './support/console-system';
 import { ModelStandIn, startModelStandIn } from './support/model-stand-in';
 import { postSse } from './support/sse';
 import { startWidgetSite, WidgetSite } from './support/widget-site';
@@ -54,19 +54,12 @@ describe('bot behaviour: instructions, fallback reply, answer length, starter qu
       { apps: ['gateway', 'bots', 'knowledge', 'chat', 'console'] },
     );
     site = await startWidgetSite({ gatewayUrl: sys.gatewayUrl });
-    ws = await sys.admin<{ id: string }>(['workspace', 'create', '--name', 'Acme Heating', '--plan', 'scale']);
-    await sys.admin(['user', 'create', '--workspace', ws.id, '--email', OWNER, '--role', 'owner', '--password-stdin'], `${PASSWORD}\n`);
-    await sys.admin(['user', 'create', '--workspace', ws.id, '--email', MEMBER, '--role', 'member', '--password-stdin'], `${PASSWORD}\n`);
-    token = (await sys.admin<{ token: string }>(['token', 'create', '--workspace', ws.id, '--scopes', 'all'])).token;
+    ({ ws, token, owner, member } = await workspaceWithPeople(sys, 'Acme Heating', { owner: OWNER, member: MEMBER, password: PASSWORD }));
     const bot = await waitFor(() => request('POST', '/bots', { name: 'Front desk', language: 'en' }, { token, baseUrl: sys.apiUrl }), (r) => r.status === 201, 20000);
     botId = bot.body.data.id;
     const kb = await request('POST', '/kb/ingest', { title: 'Heaters', text: 'The premium solar water heater costs 900 dollars including installation. Every heater has a ten year warranty.', chatbotId: botId }, { token, baseUrl: sys.apiUrl });
     expect(kb.status).toBe(202);
     await waitFor(async () => (await request('GET', '/kb', undefined, { token, baseUrl: sys.apiUrl })).body.data[0]?.status, (st) => st === 'ready', 60000, 250);
-    owner = new ConsoleClient(sys.consoleUrl);
-    member = new ConsoleClient(sys.consoleUrl);
-    expect((await owner.signIn(OWNER, PASSWORD)).status).toBe(200);
-    expect((await member.signIn(MEMBER, PASSWORD)).status).toBe(200);
   }, 180000);
 
   afterAll(async () => {

@@ -3,7 +3,7 @@ import { request } from './support/api';
 import { waitFor } from './support/apps';
 import { expectNoSeriousAxeViolations, screenshot, useBrowser } from './support/browser';
 import { ConsoleClient, signInPage } from './support/console';
-import { ConsoleSystem, startConsoleSystem } from './support/console-system';
+import { ConsoleSystem, startConsoleSystem, workspaceWithPeople } from './support/console-system';
 import { ModelStandIn, standInUsage, startModelStandIn } from './support/model-stand-in';
 import { startWebhookReceiver, WebhookReceiver } from './support/webhook-receiver';
 import { e2eState } from './support/state';
@@ -69,19 +69,12 @@ describe('the playground: try a bot from the console, stored and counted nowhere
       { CHAT_MODEL_PROVIDER: 'openai', CHAT_MODEL_BASE_URL: model.baseUrl, CHAT_MODEL_NAME: 'test-model', CHAT_MODEL_API_KEY: 'sk-test-key', CHAT_MODEL_MAX_RETRIES: '0' },
       { apps: ['gateway', 'bots', 'knowledge', 'chat', 'console'] },
     );
-    ws = await sys.admin<{ id: string }>(['workspace', 'create', '--name', 'Acme Heating', '--plan', 'scale']);
-    await sys.admin(['user', 'create', '--workspace', ws.id, '--email', OWNER, '--role', 'owner', '--password-stdin'], `${PASSWORD}\n`);
-    await sys.admin(['user', 'create', '--workspace', ws.id, '--email', MEMBER, '--role', 'member', '--password-stdin'], `${PASSWORD}\n`);
-    token = (await sys.admin<{ token: string }>(['token', 'create', '--workspace', ws.id, '--scopes', 'all'])).token;
+    ({ ws, token, owner, member } = await workspaceWithPeople(sys, 'Acme Heating', { owner: OWNER, member: MEMBER, password: PASSWORD }));
     botId = (await waitFor(() => request('POST', '/bots', { name: 'Front desk', language: 'en' }, { token, baseUrl: sys.apiUrl }), (r) => r.status === 201, 20000)).body.data.id;
     await sys.admin(['webhook', 'create', '--workspace', ws.id, '--url', receiver.url('/playground'), '--events', 'all']);
     const kb = await request('POST', '/kb/ingest', { title: 'Heaters', text: 'The premium solar water heater costs 900 dollars including installation. Every heater has a ten year warranty.', chatbotId: botId }, { token, baseUrl: sys.apiUrl });
     expect(kb.status).toBe(202);
     await waitFor(async () => (await api('/kb')).body.data[0]?.status, (st) => st === 'ready', 60000, 250);
-    owner = new ConsoleClient(sys.consoleUrl);
-    member = new ConsoleClient(sys.consoleUrl);
-    expect((await owner.signIn(OWNER, PASSWORD)).status).toBe(200);
-    expect((await member.signIn(MEMBER, PASSWORD)).status).toBe(200);
   }, 180000);
 
   afterAll(async () => {

@@ -2,7 +2,7 @@ import { request } from './support/api';
 import { waitFor } from './support/apps';
 import { expectNoSeriousAxeViolations, screenshot, useBrowser } from './support/browser';
 import { ConsoleClient, signInPage } from './support/console';
-import { ConsoleSystem, startConsoleSystem } from './support/console-system';
+import { ConsoleSystem, startConsoleSystem, workspaceWithPeople } from './support/console-system';
 import { ModelStandIn, standInUsage, startModelStandIn } from './support/model-stand-in';
 import { postSse } from './support/sse';
 
@@ -47,16 +47,9 @@ describe('token usage per bot and day, and the monthly token budget (issue 32)',
       { CHAT_MODEL_PROVIDER: 'openai', CHAT_MODEL_BASE_URL: model.baseUrl, CHAT_MODEL_NAME: 'test-model', CHAT_MODEL_API_KEY: 'sk-test-key', CHAT_MODEL_MAX_RETRIES: '0' },
       { apps: ['gateway', 'bots', 'knowledge', 'chat', 'console'] },
     );
-    ws = await sys.admin<{ id: string }>(['workspace', 'create', '--name', 'Token Co', '--plan', 'scale']);
-    await sys.admin(['user', 'create', '--workspace', ws.id, '--email', OWNER, '--role', 'owner', '--password-stdin'], `${PASSWORD}\n`);
-    await sys.admin(['user', 'create', '--workspace', ws.id, '--email', MEMBER, '--role', 'member', '--password-stdin'], `${PASSWORD}\n`);
-    token = (await sys.admin<{ token: string }>(['token', 'create', '--workspace', ws.id, '--scopes', 'all'])).token;
+    ({ ws, token, owner, member } = await workspaceWithPeople(sys, 'Token Co', { owner: OWNER, member: MEMBER, password: PASSWORD }));
     botA = (await waitFor(() => request('POST', '/bots', { name: 'Front desk' }, { token, baseUrl: sys.apiUrl }), (r) => r.status === 201, 20000)).body.data.id;
     botB = (await request('POST', '/bots', { name: 'Sales' }, { token, baseUrl: sys.apiUrl })).body.data.id;
-    owner = new ConsoleClient(sys.consoleUrl);
-    member = new ConsoleClient(sys.consoleUrl);
-    expect((await owner.signIn(OWNER, PASSWORD)).status).toBe(200);
-    expect((await member.signIn(MEMBER, PASSWORD)).status).toBe(200);
   }, 180000);
 
   afterAll(async () => {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { admin } from './admin';
+import { ConsoleClient } from './console';
 import { waitFor } from './apps';
 import { freePort } from './infra';
 import { MiniSystem, startMiniSystem } from './mini-system';
@@ -105,4 +106,28 @@ async function startConsoleSystemOnce(env: Record<string, string>, options: Cons
       await receiver.stop();
     },
   };
+}
+
+export interface PeopleOfWorkspace {
+  ws: { id: string };
+  /** An API token with every scope. */
+  token: string;
+  /** Signed in to the console. */
+  owner: ConsoleClient;
+  member: ConsoleClient;
+}
+
+/** A Scale workspace with an owner and a member (both signed in to the console) and an all-scopes API token. */
+export async function workspaceWithPeople(sys: ConsoleSystem, name: string, people: { owner: string; member: string; password: string }): Promise<PeopleOfWorkspace> {
+  const ws = await sys.admin<{ id: string }>(['workspace', 'create', '--name', name, '--plan', 'scale']);
+  await sys.admin(['user', 'create', '--workspace', ws.id, '--email', people.owner, '--role', 'owner', '--password-stdin'], `${people.password}\n`);
+  await sys.admin(['user', 'create', '--workspace', ws.id, '--email', people.member, '--role', 'member', '--password-stdin'], `${people.password}\n`);
+  const token = (await sys.admin<{ token: string }>(['token', 'create', '--workspace', ws.id, '--scopes', 'all'])).token;
+  const owner = new ConsoleClient(sys.consoleUrl);
+  const member = new ConsoleClient(sys.consoleUrl);
+  for (const [client, email] of [[owner, people.owner], [member, people.member]] as const) {
+    const res = await client.signIn(email, people.password);
+    if (res.status !== 200) throw new Error(`${email} could not sign in: ${res.status} ${res.text}`);
+  }
+  return { ws, token, owner, member };
 }

@@ -1,11 +1,11 @@
 import { useEffect, useState } from 'react';
 import { Form } from 'react-aria-components';
 import { useBehaviour, useUpdateBehaviour } from '../../api/behaviour';
-import { ApiError } from '../../api/errors';
 import type { BotBehaviour, PlaygroundBehaviour } from '../../api/types';
 import { ActionButton } from '../../components/ActionButton';
 import { SelectInput, TextAreaInput } from '../../components/Fields';
 import { ErrorMessage, Loading, SuccessMessage } from '../../components/Messages';
+import { fieldErrors } from '../../lib/field-errors';
 
 const INSTRUCTIONS_MAX = 4000;
 const FALLBACK_MAX = 1000;
@@ -16,19 +16,6 @@ const LENGTHS = [
   { value: 'normal', label: 'Normal (a few sentences)' },
   { value: 'detailed', label: 'Detailed (complete, with steps where useful)' },
 ];
-
-/** The API's validation issues by form field: `["body", "starter_questions", 2]` → starter_questions, "Line 3: …". */
-function behaviourFieldErrors(error: unknown): Record<string, string> {
-  if (!(error instanceof ApiError)) return {};
-  const out: Record<string, string[]> = {};
-  for (const issue of error.issues) {
-    const [field, index] = issue.path[0] === 'body' ? issue.path.slice(1) : issue.path;
-    if (!field) continue;
-    const line = index !== undefined && /^\d+$/.test(String(index)) ? `Line ${Number(index) + 1}: ` : '';
-    (out[String(field)] ??= []).push(`${line}${issue.message}`);
-  }
-  return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, v.join(' ')]));
-}
 
 const asLength = (v: string): 'short' | 'normal' | 'detailed' => (v === 'short' || v === 'detailed' ? v : 'normal');
 
@@ -73,7 +60,7 @@ function BehaviourForm({
     <Form
       className="form form--wide"
       aria-label="Behaviour"
-      validationErrors={behaviourFieldErrors(update.error)}
+      validationErrors={fieldErrors(update.error, ([field]) => field)}
       onSubmit={(e) => {
         e.preventDefault();
         update.mutate({
