@@ -17,12 +17,13 @@ export function TokenBudgetSection({ workspaceId, canManage }: { workspaceId: st
   return (
     <>
       <BudgetLine budget={usage.data.budget} />
-      <TokenBudgetForm workspaceId={workspaceId} saved={usage.data.budget.monthly_tokens} canManage={canManage} />
+      {/* Members see the budget as text: the Workspace page has no form for them. */}
+      {canManage ? <TokenBudgetForm workspaceId={workspaceId} saved={usage.data.budget.monthly_tokens} /> : null}
     </>
   );
 }
 
-function TokenBudgetForm({ workspaceId, saved, canManage }: { workspaceId: string; saved: number | null; canManage: boolean }) {
+function TokenBudgetForm({ workspaceId, saved }: { workspaceId: string; saved: number | null }) {
   const set = useSetTokenBudget(workspaceId);
   const [value, setValue] = useState(saved === null ? '' : String(saved));
   const [invalid, setInvalid] = useState<string | null>(null);
@@ -46,7 +47,6 @@ function TokenBudgetForm({ workspaceId, saved, canManage }: { workspaceId: strin
         label="Monthly token budget"
         name="monthly_tokens"
         inputMode="numeric"
-        isReadOnly={!canManage}
         value={value}
         onChange={(v) => {
           setValue(v);
@@ -56,13 +56,11 @@ function TokenBudgetForm({ workspaceId, saved, canManage }: { workspaceId: strin
         description="Prompt plus completion tokens a calendar month (UTC), every bot together. Once reached, chat answers 402 until the month ends. Empty: no budget."
       />
       {set.isSuccess ? <SuccessMessage>Budget saved.</SuccessMessage> : null}
-      {canManage ? (
-        <div className="form__actions">
-          <ActionButton type="submit" className="button button--primary" isPending={set.isPending}>
-            Save budget
-          </ActionButton>
-        </div>
-      ) : null}
+      <div className="form__actions">
+        <ActionButton type="submit" className="button button--primary" isPending={set.isPending}>
+          Save budget
+        </ActionButton>
+      </div>
     </Form>
   );
 }
