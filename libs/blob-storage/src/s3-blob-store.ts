@@ -1,4 +1,4 @@
-import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { BlobStore } from './blob-store';
 import { isBlobKey } from './blob-store';
 
@@ -16,12 +16,16 @@ export interface S3BlobStoreOptions {
   prefix: string;
 }
 
+/** The AWS SDK, loaded when a store is made: a deployment on the database store never loads it (docs/decisions/operations.md, "Start time"). */
+const s3 = () => require('@aws-sdk/client-s3') as typeof import('@aws-sdk/client-s3');
+
 /** An S3-compatible bucket through the AWS SDK v3. */
 export class S3BlobStore implements BlobStore {
   private readonly client: S3Client;
+  private readonly sdk = s3();
 
   constructor(private readonly opts: S3BlobStoreOptions) {
-    this.client = new S3Client({
+    this.client = new this.sdk.S3Client({
       region: opts.region,
       endpoint: opts.endpoint,
       forcePathStyle: opts.forcePathStyle,
@@ -35,21 +39,21 @@ export class S3BlobStore implements BlobStore {
   }
 
   async put(key: string, bytes: Buffer, contentType: string): Promise<void> {
-    await this.client.send(new PutObjectCommand({ Bucket: this.opts.bucket, Key: this.keyOf(key), Body: bytes, ContentType: contentType }));
+    await this.client.send(new this.sdk.PutObjectCommand({ Bucket: this.opts.bucket, Key: this.keyOf(key), Body: bytes, ContentType: contentType }));
   }
 
   async get(key: string): Promise<Buffer | null> {
     try {
-      const out = await this.client.send(new GetObjectCommand({ Bucket: this.opts.bucket, Key: this.keyOf(key) }));
+      const out = await this.client.send(new this.sdk.GetObjectCommand({ Bucket: this.opts.bucket, Key: this.keyOf(key) }));
       if (!out.Body) return null;
       return Buffer.from(await out.Body.transformToByteArray());
     } catch (err) {
-      if (err instanceof NoSuchKey || (err as { name?: string }).name === 'NoSuchKey') return null;
+      if (err instanceof this.sdk.NoSuchKey || (err as { name?: string }).name === 'NoSuchKey') return null;
       throw err;
     }
   }
 
   async delete(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.opts.bucket, Key: this.keyOf(key) }));
+    await this.client.send(new this.sdk.DeleteObjectCommand({ Bucket: this.opts.bucket, Key: this.keyOf(key) }));
   }
 }

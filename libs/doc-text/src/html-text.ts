@@ -1,4 +1,3 @@
-import { parseHTML } from 'linkedom';
 
 /**
  * The slice of the DOM this module uses, as linkedom implements it. The project compiles without
@@ -35,6 +34,7 @@ const TEXT = 3;
  * fresh body. <title> then sits in the body, which is fine for querySelector('title').
  */
 export function parseDocument(html: string): DomDocument {
+  const { parseHTML } = linkedom();
   const doc = (parseHTML(html) as { document: DomDocument }).document;
   if (doc.documentElement?.tagName.toLowerCase() === 'html' && doc.body && doc.body.childNodes.length > 0) return doc;
   const inner = html.replace(/<!doctype[^>]*>/i, '').replace(/<\/?(html|head|body)\b[^>]*>/gi, '');
@@ -115,4 +115,9 @@ export function normaliseText(text: string, { collapseSpaces }: { collapseSpaces
   if (collapseSpaces) t = t.replace(/[^\S\n]+/g, ' ').replace(/^ | $/gm, '');
   else t = t.replace(/[^\S\n]+$/gm, '');
   return t.replace(/\n{3,}/g, '\n\n').replace(/^\n+|\n+$/g, '');
+}
+
+/** linkedom, loaded when the first page is parsed rather than when a service starts (docs/decisions/operations.md, "Start time"). */
+export function linkedom(): typeof import('linkedom') {
+  return require('linkedom') as typeof import('linkedom');
 }

@@ -1,4 +1,3 @@
-import { Readability } from '@mozilla/readability';
 import { decodeBody } from './charset';
 import { type DomDocument, type DomNode, htmlToText, normaliseText, parseDocument, removeBoilerplate, removeConsentBanners } from './html-text';
 import { UnsupportedContent } from './doc-text.exception';
@@ -88,6 +87,8 @@ export function extractHtml(html: string): Extracted {
   const pageTitle = cleanTitle(document.querySelector('title')?.textContent) ?? h1;
   clean(document);
   // The serializer hands back the content element itself, so its block structure can become paragraphs.
+  // Loaded on first use, not at start (docs/decisions/operations.md, "Start time").
+  const { Readability } = require('@mozilla/readability') as typeof import('@mozilla/readability');
   const article = new Readability(document as never, { serializer: (node): DomNode => node as DomNode }).parse();
   const articleText = article?.content ? htmlToText(article.content) : '';
   if (articleText) return { kind: 'html', title: shorterTitle(cleanTitle(article?.title) ?? pageTitle, h1), text: articleText };

@@ -1,4 +1,3 @@
-import { detectAll } from 'tinyld';
 import { detectAfricanProfile, looksEnglish, malayOrIndonesian } from './language-profiles';
 
 /**
@@ -140,6 +139,9 @@ const SURE_ACCURACY = 0.5;
  * lean towards English backed by English function words counts too.
  */
 function tinyldConfident(text: string): string | null {
+  // Loaded by the first turn that needs it rather than at start, where its profiles are a
+  // tenth of the service's load time (docs/decisions/operations.md, "Start time").
+  const { detectAll } = require('tinyld') as typeof import('tinyld');
   const [top, second] = detectAll(text);
   if (!top) return null;
   if (top.accuracy >= SURE_ACCURACY || !second || top.accuracy >= MIN_MARGIN * second.accuracy) return top.lang;

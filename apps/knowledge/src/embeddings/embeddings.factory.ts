@@ -1,6 +1,4 @@
 import type { Embeddings } from '@langchain/core/embeddings';
-import { OllamaEmbeddings } from '@langchain/ollama';
-import { OpenAIEmbeddings } from '@langchain/openai';
 import { describeModel, openAiClientOptions } from '@sa/llm-config';
 import { CheckedEmbeddings } from './checked-embeddings';
 import { type EmbeddingsConfig, type EmbeddingsProvider, loadEmbeddingsConfig } from './embeddings.config';
@@ -62,7 +60,10 @@ export function createEmbeddingsFromConfig(config: EmbeddingsConfig): EmbedderCh
   };
 }
 
+// A provider's langchain package is loaded when that provider is chosen, not at every start
+// (docs/decisions/operations.md, "Start time").
 function openai(config: EmbeddingsConfig): Embeddings {
+  const { OpenAIEmbeddings } = require('@langchain/openai') as typeof import('@langchain/openai');
   return new OpenAIEmbeddings({
     ...openAiClientOptions(config.embeddings),
     dimensions: config.embeddingsDimensions || undefined,
@@ -76,6 +77,7 @@ function openai(config: EmbeddingsConfig): Embeddings {
 
 function ollama(config: EmbeddingsConfig): Embeddings {
   const { model, ollamaBaseUrl, maxRetries, timeoutMs } = config.embeddings;
+  const { OllamaEmbeddings } = require('@langchain/ollama') as typeof import('@langchain/ollama');
   return new OllamaEmbeddings({
     model,
     baseUrl: ollamaBaseUrl,

@@ -1,5 +1,3 @@
-import { RecursiveCharacterTextSplitter } from '@langchain/textsplitters';
-
 export interface Chunk {
   /** 0, 1, 2 … in document order. */
   ordinal: number;
@@ -26,19 +24,26 @@ export const CHUNK_SEPARATORS = ['\n\n', '\n', '。', '．', '！', '？', '｡'
  * Splits keeping each separator at the END of the piece before it, so a chunk ends with its
  * sentence's "。" or "." rather than the next chunk starting with it (langchain's keepSeparator
  * puts it at the start). The empty separator splits by code point, never inside a surrogate pair.
+ * Defined on first use: langchain is loaded when the first document is chunked, not when the
+ * service starts (a restart is ready sooner; docs/decisions/operations.md, "Start time").
  */
-class SentenceSplitter extends RecursiveCharacterTextSplitter {
-  protected override splitOnSeparator(text: string, separator: string): string[] {
-    if (!separator) return Array.from(text);
-    const out: string[] = [];
-    let start = 0;
-    for (let at = text.indexOf(separator); at !== -1; at = text.indexOf(separator, start)) {
-      out.push(text.slice(start, at + separator.length));
-      start = at + separator.length;
+let SentenceSplitter: ReturnType<typeof defineSentenceSplitter> | undefined;
+
+function defineSentenceSplitter() {
+  const { RecursiveCharacterTextSplitter } = require('@langchain/textsplitters') as typeof import('@langchain/textsplitters');
+  return class extends RecursiveCharacterTextSplitter {
+    protected override splitOnSeparator(text: string, separator: string): string[] {
+      if (!separator) return Array.from(text);
+      const out: string[] = [];
+      let start = 0;
+      for (let at = text.indexOf(separator); at !== -1; at = text.indexOf(separator, start)) {
+        out.push(text.slice(start, at + separator.length));
+        start = at + separator.length;
+      }
+      if (start < text.length) out.push(text.slice(start));
+      return out.filter((s) => s !== '');
     }
-    if (start < text.length) out.push(text.slice(start));
-    return out.filter((s) => s !== '');
-  }
+  };
 }
 
 /**
@@ -48,6 +53,7 @@ class SentenceSplitter extends RecursiveCharacterTextSplitter {
  */
 export async function chunkText(text: string, options: ChunkOptions = {}): Promise<Chunk[]> {
   const { chunkSize = 1000, chunkOverlap = 150 } = options;
+  SentenceSplitter ??= defineSentenceSplitter();
   const splitter = new SentenceSplitter({ chunkSize, chunkOverlap, separators: CHUNK_SEPARATORS, keepSeparator: true });
   const pieces = await splitter.splitText(text);
   return pieces

@@ -1,5 +1,4 @@
-import { DOMParser } from 'linkedom';
-import { type DomElement, decodeBody, parseDocument } from '@sa/doc-text';
+import { type DomElement, decodeBody, linkedom, parseDocument } from '@sa/doc-text';
 
 /**
  * Links of a page that stay on its site: same scheme and host (port included) as `baseUrl`,
@@ -46,7 +45,7 @@ export interface ParsedSitemap {
  * Only absolute http(s) URLs are kept, deduplicated. Anything else (HTML, broken XML) gives empty lists.
  */
 export function parseSitemap(xml: string): ParsedSitemap {
-  const doc = new DOMParser().parseFromString(xml.replace(/^\uFEFF/, ''), 'text/xml') as unknown as { documentElement: DomElement | null };
+  const doc = new (linkedom().DOMParser)().parseFromString(xml.replace(/^\uFEFF/, ''), 'text/xml') as unknown as { documentElement: DomElement | null };
   const root = doc.documentElement;
   const empty = { urls: [], sitemaps: [] };
   if (!root) return empty;

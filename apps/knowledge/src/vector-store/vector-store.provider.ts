@@ -1,5 +1,4 @@
 import { Inject, Injectable, OnApplicationShutdown, Provider } from '@nestjs/common';
-import { QdrantClient } from '@qdrant/js-client-rest';
 import { Pool } from 'pg';
 import type { Logger } from 'pino';
 import { KNOWLEDGE_CONFIG, KnowledgeConfig } from '../config/knowledge.config';
@@ -30,6 +29,8 @@ export const vectorStoreProviders: Provider[] = [
     useFactory: (config: KnowledgeConfig, pool: Pool | null, logger: Logger): VectorStore => {
       if (config.vectorStore === 'qdrant') {
         if (!config.qdrantUrl) throw new Error('VECTOR_STORE=qdrant needs QDRANT_URL');
+        // Loaded only for a Qdrant store, not at every start (docs/decisions/operations.md, "Start time").
+        const { QdrantClient } = require('@qdrant/js-client-rest') as typeof import('@qdrant/js-client-rest');
         return new QdrantVectorStore(new QdrantClient({ url: config.qdrantUrl, apiKey: config.qdrantApiKey }));
       }
       // A pino logger has the (obj, msg) methods the store logs with.

@@ -1,9 +1,6 @@
 import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { Runnable } from '@langchain/core/runnables';
-import { ChatOllama } from '@langchain/ollama';
-import { ChatOpenAICompletions } from '@langchain/openai';
 import { describeModel, modelErrorMessage, modelErrorStatus, openAiClientOptions } from '@sa/llm-config';
 import { bandOf, DEFAULT_THRESHOLDS, findEmail, findPhone, type KnownDetails, type LeadScore, normalisePhone, scoreSession, type ScoringThresholds } from './lead-scorer';
 import { IntentCategory } from './lexicon';
@@ -222,6 +219,7 @@ export class ModelScorer implements SessionScorer {
     const rules = scoreSession(userMessages, thresholds, known);
     if (!userMessages.length) return rules;
     try {
+      const { HumanMessage, SystemMessage } = require('@langchain/core/messages') as typeof import('@langchain/core/messages');
       const raw = await this.structured.invoke([new SystemMessage(scoringPrompt(thresholds)), new HumanMessage(`Visitor messages:\n${messagesBlock(userMessages)}`)], {
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
@@ -241,6 +239,9 @@ export class ModelScorer implements SessionScorer {
 export function createScoringModel(config: LeadsModelConfig): { model: BaseChatModel; describe: string } | null {
   const settings = config.leadsModel;
   if (settings.provider === 'rules') return null;
+  // langchain is loaded when a model is configured, not at every start (docs/decisions/operations.md, "Start time").
+  const { ChatOpenAICompletions } = require('@langchain/openai') as typeof import('@langchain/openai');
+  const { ChatOllama } = require('@langchain/ollama') as typeof import('@langchain/ollama');
   const model =
     settings.provider === 'openai'
       ? // The Chat Completions wire format, always (OpenAI-compatible servers do not speak Responses).
