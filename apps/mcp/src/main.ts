@@ -6,6 +6,7 @@ import { DrainingNatsServer } from '@sa/messaging';
 import { AppModule } from './app.module';
 import { loadMcpConfig } from './config/mcp.config';
 import { installProtectedResource } from './http/protected-resource';
+import { ToolServerFactory } from './tools/tool-server';
 
 /**
  * The MCP server: HTTP (Streamable HTTP at /mcp) for agents, plus the NATS queue group `mcp` so
@@ -27,6 +28,12 @@ async function bootstrap(): Promise<void> {
   await app.startAllMicroservices();
   await serveHttp(app, { port: config.port, host: config.host, graceMs: config.shutdownGraceMs, logger });
   logger.info({ url: `http://${config.host}:${config.port}/mcp`, resource: config.resourceUrl }, 'MCP server listening');
+  // The tools' listing is made now that the server is ready, not before (a first tools/list that
+  // comes sooner makes it itself); a failure here is logged and retried by that first call.
+  app
+    .get(ToolServerFactory)
+    .listing()
+    .catch((err: unknown) => logger.error({ err }, 'the tools listing could not be made'));
 }
 
 bootstrap().catch((err: unknown) => {

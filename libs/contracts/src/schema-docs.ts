@@ -4,7 +4,7 @@ import { ValidateIf, ValidateNested } from 'class-validator';
 /*
  * What a contract class says about itself beyond its validation rules: the words of the API
  * documents. Types, formats, enums and limits come from the class-validator decorators alone
- * (libs/edge turns them into the OpenAPI schemas), so a limit is written once. Framework-free:
+ * (libs/openapi turns them into the OpenAPI schemas), so a limit is written once. Framework-free:
  * the contracts lib may not import NestJS.
  */
 

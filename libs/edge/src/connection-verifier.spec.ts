@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 import type { VerifyConnectionTokenReply } from '@sa/contracts';
 import { hashTokenSecret, workspaceFacts } from '@sa/identity';
 import { ConnectionVerifier, sameResource } from './connection-verifier';

@@ -11,7 +11,6 @@ export * from './edge-gate';
 export * from './http-limits';
 export * from './http-policy';
 export * from './json-body';
-export * from './openapi';
 export * from './dto-pipe';
 export * from './connection-verifier';
 export * from './logged-path';

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { expectValidOpenApi31 } from '@sa/testing';
-import { routesOf } from '@sa/edge';
+import { routesOf } from '@sa/openapi';
 import { CONSOLE_CONTROLLERS } from '../console.controllers';
 import { consoleApiDocument } from './console-documents';
 

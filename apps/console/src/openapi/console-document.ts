@@ -1,7 +1,7 @@
 import { DynamicModule, INestApplication, Type } from '@nestjs/common';
 import { ApiExtension, DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { ErrorObjectBody, ValidationErrorBody } from '@sa/contracts';
-import { contractSchemaName, controllersOf, declareRouteContracts, deepFreeze, fromModulePreview, reachableSchemas, toOpenApi31 } from '@sa/edge';
+import { contractSchemaName, controllersOf, declareRouteContracts, deepFreeze, fromModulePreview, reachableSchemas, toOpenApi31 } from '@sa/openapi';
 import { CONSOLE_ROUTE_KEY, ConsoleAccess } from '../auth/console-route.decorator';
 
 /*

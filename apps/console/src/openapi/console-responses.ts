@@ -1,11 +1,11 @@
 import { Type, applyDecorators } from '@nestjs/common';
 import { ApiExtraModels, ApiResponse, ApiResponseOptions } from '@nestjs/swagger';
 import { ErrorObjectBody, ValidationErrorBody } from '@sa/contracts';
-import { contractSchemaName } from '@sa/edge';
+import { contractSchemaName } from '@sa/openapi';
 
 /*
  * Swagger decorators of the console's controllers. Schemas come from the contract classes
- * (libs/contracts/src/console.ts, management.ts) through libs/edge's bridge, as at the gateway.
+ * (libs/contracts/src/console.ts, management.ts) through libs/openapi's bridge, as at the gateway.
  */
 
 const ref = (cls: Type): string => `#/components/schemas/${contractSchemaName(cls)}`;

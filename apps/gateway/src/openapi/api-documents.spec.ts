@@ -6,7 +6,7 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { getMetadataStorage } from 'class-validator';
 import pino from 'pino';
 import { ChatChunk, ErrorObjectBody, NULLABLE_CONTEXT, ValidationErrorBody, memberDocsOf } from '@sa/contracts';
-import { contractSchemaName } from '@sa/edge';
+import { contractSchemaName } from '@sa/openapi';
 import { validateDto } from '@sa/messaging';
 import { newAjv2020 } from '@sa/testing';
 import { AppModule } from '../app.module';

@@ -1,13 +1,13 @@
 import { Type, applyDecorators } from '@nestjs/common';
 import { ApiExtraModels, ApiResponse, ApiResponseOptions } from '@nestjs/swagger';
 import { CONSOLE_ERROR_CODES, ERROR_CODES, ErrorObjectBody, WIDGET_ERROR_CODES, codeList } from '@sa/contracts';
-import { contractSchemaName } from '@sa/edge';
+import { contractSchemaName } from '@sa/openapi';
 import { httpStatusOf } from '@sa/errors';
 
 /*
  * Swagger decorators the gateway's controllers share: the `{data}` envelope of success answers,
  * the chat event stream, and the error responses every route of a kind answers. The schemas
- * themselves come from the contract classes (libs/contracts, through libs/edge's bridge).
+ * themselves come from the contract classes (libs/contracts, through libs/openapi's bridge).
  */
 
 /** The error codes the REST API sends with `status` (libs/errors' mapping), widget-only codes left out. */

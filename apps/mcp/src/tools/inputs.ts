@@ -11,7 +11,6 @@ import {
   ListLeadsRequest,
   UpdateBookingRequest,
 } from '@sa/contracts';
-import { contractJsonSchemas } from '@sa/edge';
 import { ValidationFailed } from '@sa/errors';
 import { validateDto } from '@sa/messaging';
 
@@ -53,6 +52,8 @@ type JsonSchema = Record<string, unknown> & { properties?: Record<string, Record
 
 /** The input schemas for tools/list: each contract's JSON Schema, with the agents' words. */
 export async function inputSchemas(inputs: ToolInput[]): Promise<Map<ToolInput, JsonSchema>> {
+  // The OpenAPI bridge (and @nestjs/swagger) only when the listing is first made, not at start.
+  const { contractJsonSchemas } = await import('@sa/openapi');
   const schemas = await contractJsonSchemas(inputs.map((i) => i.contract));
   return new Map(
     inputs.map((i) => {

@@ -40,6 +40,23 @@ function jsonSchema(schema: z.ZodType): Tool['outputSchema'] {
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
+type Listing = { tool: ToolDef; definition: Tool };
+
+async function makeListing(tools: ToolDef[]): Promise<Listing[]> {
+  const inputs = await inputSchemas(tools.map((t) => t.input));
+  return tools.map((tool) => ({
+    tool,
+    definition: {
+      name: tool.name,
+      title: tool.title,
+      description: `${tool.description} Needs the ${tool.scope} scope.`,
+      inputSchema: inputs.get(tool.input) as Tool['inputSchema'],
+      outputSchema: jsonSchema(tool.output),
+      annotations: { title: tool.title, ...tool.annotations },
+    },
+  }));
+}
+
 const toolCalls = counter({ name: 'sa_mcp_tool_calls_total', help: 'MCP tool calls, by tool and outcome (ok or the error code)', labelNames: ['tool', 'outcome'] as const });
 
 /**
@@ -52,36 +69,38 @@ const toolCalls = counter({ name: 'sa_mcp_tool_calls_total', help: 'MCP tool cal
  * (insufficient_scope), which tells the agent what to ask for.
  */
 export class ToolServerFactory {
+  private listed?: Promise<Listing[]>;
+
   private constructor(
     private readonly rpc: RpcClient,
     private readonly nc: NatsConnection,
     private readonly chatTimeouts: ChatTurnTimeouts,
     private readonly logger: Logger,
     private readonly tools: ToolDef[],
-    private readonly listing: { tool: ToolDef; definition: Tool }[],
   ) {}
 
-  /** The factory with the tools' definitions for tools/list (their input schemas are generated from the contracts). */
   static async create(rpc: RpcClient, nc: NatsConnection, chatTimeouts: ChatTurnTimeouts, logger: Logger, tools: ToolDef[] = TOOLS): Promise<ToolServerFactory> {
-    const inputs = await inputSchemas(tools.map((t) => t.input));
-    const listing = tools.map((tool) => ({
-      tool,
-      definition: {
-        name: tool.name,
-        title: tool.title,
-        description: `${tool.description} Needs the ${tool.scope} scope.`,
-        inputSchema: inputs.get(tool.input) as Tool['inputSchema'],
-        outputSchema: jsonSchema(tool.output),
-        annotations: { title: tool.title, ...tool.annotations },
-      },
-    }));
-    return new ToolServerFactory(rpc, nc, chatTimeouts, logger, tools, listing);
+    return new ToolServerFactory(rpc, nc, chatTimeouts, logger, tools);
+  }
+
+  /**
+   * The tools' definitions for tools/list, made once on first use: their input schemas are
+   * generated from the contracts through @nestjs/swagger, a tenth of the server's start time, so
+   * main.ts calls this once the server is listening rather than before it is ready
+   * (docs/decisions/operations.md, "Start time"). A failure is not kept: the next call tries again.
+   */
+  listing(): Promise<Listing[]> {
+    this.listed ??= makeListing(this.tools).catch((err: unknown) => {
+      this.listed = undefined;
+      throw err;
+    });
+    return this.listed;
   }
 
   create(caller: CallerContext): Server {
     const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
-    server.setRequestHandler(ListToolsRequestSchema, () => ({
-      tools: this.listing.filter(({ tool }) => caller.scopes.includes(tool.scope)).map(({ definition }) => definition),
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: (await this.listing()).filter(({ tool }) => caller.scopes.includes(tool.scope)).map(({ definition }) => definition),
     }));
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const tool = this.tools.find((t) => t.name === request.params.name);
