@@ -26,7 +26,7 @@ function boundaries({ testFiles }) {
           bannedExternalImports: ['@nestjs/*', 'typeorm', 'pg', 'nats', 'ioredis', '@qdrant/*', 'langchain', '@langchain/*', '@modelcontextprotocol/*', 'fastify'],
         },
         { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
-        { sourceTag: 'scope:identity', onlyDependOnLibsWithTags: ['scope:shared'] },
+        { sourceTag: 'scope:identity', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity'] },
         // The public edges (REST gateway, MCP server) share auth, rate limits and chat turns (libs/edge).
         { sourceTag: 'scope:edge', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity'] },
         { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity', 'scope:edge'] },

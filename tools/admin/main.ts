@@ -4,7 +4,7 @@ import { DEFAULT_DATABASE_URL, DEFAULT_NATS_URL } from '@sa/config';
 import { BillingStatus, Plan, TierSlots, WEBHOOK_EVENT_TYPES } from '@sa/contracts';
 import { DomainError } from '@sa/errors';
 import { createLogger } from '@sa/logging';
-import { AdminInputError, IdentityAdmin, WorkspaceChanges, WorkspaceEntity } from '@sa/identity';
+import { AdminInputError, IdentityAdmin, WorkspaceChanges, WorkspaceEntity } from '@sa/identity-db';
 import { WebhookAdmin, WebhookInputError } from '@sa/webhook-registry';
 import { AdminConnections, adminTargets, botDirectory, listMail, requireWorkspace, webhookDirectory } from './operator';
 import { auditCli, cliPeopleAdmin, cliUser, createUser, parseRole, readPasswordFromStdin, tokenWorkspace, webhookWorkspace } from './people-commands';

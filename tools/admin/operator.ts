@@ -5,7 +5,8 @@ import type { DataSource } from 'typeorm';
 import { DEFAULT_NATS_URL, appDatabaseUrl } from '@sa/config';
 import { CallerContext, EmailView, Scope } from '@sa/contracts';
 import { createDataSource } from '@sa/db';
-import { AdminInputError, BotDirectory, DbIdentitySource, IDENTITY_ENTITIES, WorkspaceFacts, entitlementsOf, mergePlanLimits } from '@sa/identity';
+import { WorkspaceFacts, entitlementsOf, mergePlanLimits } from '@sa/identity';
+import { AdminInputError, BotDirectory, DbIdentitySource, IDENTITY_ENTITIES } from '@sa/identity-db';
 import { RpcClient } from '@sa/messaging';
 import type { WebhookAdminDirectory } from '@sa/webhook-registry';
 

@@ -1,5 +1,5 @@
 import { CallerContext, UpdateWidgetSettingsBody, WIDGET_POSITIONS, WidgetPosition } from '@sa/contracts';
-import { AdminInputError } from '@sa/identity';
+import { AdminInputError } from '@sa/identity-db';
 import { ParsedArgs, UsageError, takeBool, takeList, takeString } from './args';
 import { AdminConnections, operatorContext, requireWorkspace } from './operator';
 

@@ -2,7 +2,7 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import type { Logger } from 'pino';
 import { DatabaseModule } from '@sa/db';
-import { IDENTITY_ENTITIES } from '@sa/identity';
+import { IDENTITY_ENTITIES } from '@sa/identity-db';
 import { HttpErrorFilter } from '@sa/edge';
 import { MessagingModule } from '@sa/messaging';
 import { OpsModule } from '@sa/ops';

@@ -26,7 +26,7 @@ export class AppModule {
       module: AppModule,
       imports: [
         MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'mcp', connectionName: 'mcp' }),
-        OpsModule.forService('mcp', config),
+        OpsModule.forService('mcp', config, [], { database: false }),
       ],
       controllers: [McpController, ProtectedResourceController],
       providers: [

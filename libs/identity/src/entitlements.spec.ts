@@ -2,10 +2,10 @@ import 'reflect-metadata';
 import { PLANS } from '@sa/contracts';
 import { DEFAULT_PLAN_LIMITS, entitlementsOf, mergePlanLimits } from './entitlements';
 import { workspaceFacts } from './identity-fixtures';
-import type { WorkspaceEntity } from './workspace.entity';
+import type { WorkspaceFacts } from './identity-source';
 
-function workspace(overrides: Partial<WorkspaceEntity> = {}): WorkspaceEntity {
-  return { ...workspaceFacts({ id: '00000000-0000-4000-8000-000000000001', name: 'Acme' }), createdAt: new Date(0), updatedAt: new Date(0), ...overrides };
+function workspace(overrides: Partial<WorkspaceFacts> = {}): WorkspaceFacts {
+  return { ...workspaceFacts({ id: '00000000-0000-4000-8000-000000000001', name: 'Acme' }), ...overrides };
 }
 
 describe('DEFAULT_PLAN_LIMITS', () => {

@@ -1,7 +1,6 @@
 import type { NatsConnection, Status, Subscription } from 'nats';
 import type { Logger } from 'pino';
 import { IDENTITY_CHANGES_SUBJECT, IdentityChangeMessage } from '@sa/contracts';
-import { PgListener } from '@sa/db';
 
 /** PostgreSQL NOTIFY channel on which identity changes are announced (to the gateway, which relays them). */
 export const IDENTITY_CHANNEL = 'identity_changed';
@@ -40,7 +39,8 @@ export interface IdentityChangeFeed {
   stop(): Promise<void>;
 }
 
-abstract class Feed {
+/** A feed's receivers (the NATS feed here, the gateway's PostgreSQL feed in libs/identity-db). */
+export abstract class IdentityFeedBase {
   private readonly receivers: ((signal: IdentitySignal) => void)[] = [];
 
   subscribe(receiver: (signal: IdentitySignal) => void): void {
@@ -52,43 +52,12 @@ abstract class Feed {
   }
 }
 
-/** LISTEN on `identity_changed`: the gateway's feed (the owner's database). */
-export class PgIdentityFeed extends Feed implements IdentityChangeFeed {
-  private readonly listener: PgListener;
-
-  constructor(databaseUrl: string, logger: Logger, applicationName = 'gateway-identity-listener') {
-    super();
-    this.listener = new PgListener({
-      client: { connectionString: databaseUrl, application_name: applicationName },
-      channel: IDENTITY_CHANNEL,
-      logger,
-      onNotify: (payload) => {
-        const change = parseIdentityChange(payload);
-        if (change) this.emit(change);
-      },
-      onListening: () => this.emit({ kind: 'reset' }),
-    });
-  }
-
-  get listening(): boolean {
-    return this.listener.listening;
-  }
-
-  start(): Promise<void> {
-    return this.listener.start();
-  }
-
-  stop(): Promise<void> {
-    return this.listener.stop();
-  }
-}
-
 /**
  * The changes the gateway relays on IDENTITY_CHANGES_SUBJECT: the feed of every process that
  * caches identity without owning it. Not listening while NATS is disconnected; `reset` once the
  * subscription is back.
  */
-export class NatsIdentityFeed extends Feed implements IdentityChangeFeed {
+export class NatsIdentityFeed extends IdentityFeedBase implements IdentityChangeFeed {
   private sub: Subscription | null = null;
   private connected = false;
   private statusStop: (() => void) | null = null;

@@ -1,23 +1,42 @@
-import { DataSource } from 'typeorm';
 import {
+  type BillingStatus,
+  type Plan,
   RecordTokenUseRequest,
+  type Scope,
+  type TierSlots,
   TOKEN_USES_MAX,
   TokenGrantView,
   WorkspaceFactsView,
 } from '@sa/contracts';
-import { queryRows } from '@sa/db';
 import type { RpcClient } from '@sa/messaging';
-import { ApiTokenEntity } from './api-token.entity';
-import { WorkspaceEntity } from './workspace.entity';
 
-/** A workspace as the edges and services use it: WorkspaceEntity without its bookkeeping columns. */
-export type WorkspaceFacts = Pick<
-  WorkspaceEntity,
-  'id' | 'name' | 'plan' | 'trialEndsAt' | 'billingStatus' | 'enterpriseApi' | 'enterpriseWebhooks' | 'tierSlots' | 'messagesPerMonth' | 'pagesPerBot' | 'botSlots'
->;
+/**
+ * A workspace as the edges and services use it: the columns of identity.workspaces without its
+ * bookkeeping (libs/identity-db's WorkspaceEntity implements it). Null quotas mean "the plan's default".
+ */
+export interface WorkspaceFacts {
+  id: string;
+  name: string;
+  plan: Plan;
+  trialEndsAt: Date | null;
+  billingStatus: BillingStatus;
+  enterpriseApi: boolean;
+  enterpriseWebhooks: boolean;
+  tierSlots: TierSlots;
+  messagesPerMonth: number | null;
+  pagesPerBot: number | null;
+  botSlots: number | null;
+}
 
-/** What a token grants (never its hash or secret). */
-export type TokenGrant = Pick<ApiTokenEntity, 'id' | 'workspaceId' | 'name' | 'scopes' | 'botIds' | 'expiresAt'>;
+/** What a token grants (never its hash or secret); libs/identity-db's ApiTokenEntity implements it. */
+export interface TokenGrant {
+  id: string;
+  workspaceId: string;
+  name: string;
+  scopes: Scope[];
+  botIds: string[] | null;
+  expiresAt: Date | null;
+}
 
 export interface LoadedToken {
   token: TokenGrant;
@@ -40,37 +59,6 @@ export interface IdentitySource {
   workspace(id: string): Promise<WorkspaceFacts | null>;
   /** Records when tokens were last used (a time never moves back); resolves to how many were found. */
   recordUses(uses: TokenUseRecord[]): Promise<number>;
-}
-
-/** Schema `identity` itself: for the gateway only (its owner), and the admin CLI acting for it. */
-export class DbIdentitySource implements IdentitySource {
-  constructor(private readonly ds: DataSource) {}
-
-  async token(hash: string): Promise<LoadedToken | null> {
-    const row = await this.ds
-      .getRepository(ApiTokenEntity)
-      .createQueryBuilder('t')
-      .select(['t.id', 't.workspaceId', 't.name', 't.scopes', 't.botIds', 't.expiresAt', 't.revokedAt'])
-      .where('t.token_hash = :hash', { hash })
-      .getOne();
-    if (!row || row.revokedAt) return null;
-    return { token: { id: row.id, workspaceId: row.workspaceId, name: row.name, scopes: row.scopes, botIds: row.botIds, expiresAt: row.expiresAt } };
-  }
-
-  workspace(id: string): Promise<WorkspaceFacts | null> {
-    return this.ds.getRepository(WorkspaceEntity).findOneBy({ id });
-  }
-
-  async recordUses(uses: TokenUseRecord[]): Promise<number> {
-    if (!uses.length) return 0;
-    const rows = await queryRows<{ id: string }>(
-      this.ds,
-      `UPDATE identity.api_tokens t SET last_used_at = GREATEST(COALESCE(t.last_used_at, v.at), v.at)
-         FROM unnest($1::uuid[], $2::timestamptz[]) AS v(id, at) WHERE t.id = v.id RETURNING t.id`,
-      [uses.map((u) => u.id), uses.map((u) => u.at.toISOString())],
-    );
-    return rows.length;
-  }
 }
 
 /** The gateway's identity over NATS (identity.* subjects, queue group `gateway`). */

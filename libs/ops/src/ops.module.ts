@@ -1,6 +1,5 @@
 import { BeforeApplicationShutdown, DynamicModule, Global, Inject, Injectable, Module, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { ModuleRef } from '@nestjs/core';
-import { getDataSourceToken } from '@nestjs/typeorm';
 import type { NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import { createLogger } from '@sa/logging';
@@ -17,6 +16,11 @@ export interface OpsOptions {
   logger: Logger;
   /** App-specific checks besides NATS and PostgreSQL (which are found by themselves). */
   extraChecks?: ReadinessCheck[];
+  /**
+   * False for an app without a database (the MCP server): no PostgreSQL check is looked for, and
+   * @nestjs/typeorm, which loads all of TypeORM, is not loaded at start. Default true.
+   */
+  database?: boolean;
 }
 
 const OPS_OPTIONS = Symbol('OPS_OPTIONS');
@@ -53,8 +57,11 @@ class OpsLifecycle implements OnApplicationBootstrap, BeforeApplicationShutdown,
     const checks: ReadinessCheck[] = [];
     const nc = this.optional<NatsConnection>(NATS_CONNECTION);
     if (nc) checks.push(natsCheck(nc));
-    const ds = this.optional<DataSource>(getDataSourceToken());
-    if (ds) checks.push(postgresCheck(ds));
+    if (this.opts.database !== false) {
+      const { getDataSourceToken } = require('@nestjs/typeorm') as typeof import('@nestjs/typeorm');
+      const ds = this.optional<DataSource>(getDataSourceToken());
+      if (ds) checks.push(postgresCheck(ds));
+    }
     checks.push(...(this.opts.extraChecks ?? []));
     this.server = new OpsServer({ ...this.opts, checks });
     await this.server.start();
@@ -93,6 +100,7 @@ export class OpsModule {
     service: string,
     config: { opsHost: string; opsPort: number; readyCheckTimeoutMs: number; logLevel: string },
     extraChecks: ReadinessCheck[] = [],
+    opts: { database?: boolean } = {},
   ): DynamicModule {
     return OpsModule.forRoot({
       service,
@@ -101,6 +109,7 @@ export class OpsModule {
       checkTimeoutMs: config.readyCheckTimeoutMs,
       logger: createLogger(service, { level: config.logLevel }),
       extraChecks,
+      database: opts.database,
     });
   }
 }

@@ -4,7 +4,7 @@ import { Client, Notification } from 'pg';
 import { DataSource } from 'typeorm';
 import { WEBHOOK_EVENT_TYPES } from '@sa/contracts';
 import { dataSourceOptions } from '@sa/db';
-import { DbIdentitySource, IDENTITY_ENTITIES, IdentityAdmin } from '@sa/identity';
+import { DbIdentitySource, IDENTITY_ENTITIES, IdentityAdmin } from '@sa/identity-db';
 import { Resolver, outboundPolicy } from '@sa/net-guard';
 // Test-only dependency; the module-boundary rule does not tell tests from library code.
 import { createTestDatabase } from '@sa/testing';

@@ -2,7 +2,8 @@ import { Controller } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { RecordTokenUseReply, RecordTokenUseRequest, SetupWorkspaceRequest, VerifyTokenReply, VerifyTokenRequest, WorkspaceFactsReply, WorkspaceFactsRequest } from '@sa/contracts';
-import { DbIdentitySource, IdentityAdmin, tokenGrantView, workspaceFactsView } from '@sa/identity';
+import { tokenGrantView, workspaceFactsView } from '@sa/identity';
+import { DbIdentitySource, IdentityAdmin } from '@sa/identity-db';
 import { RpcHandler } from '@sa/messaging';
 
 /**

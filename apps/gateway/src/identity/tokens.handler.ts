@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { ApiTokenIdRequest, ApiTokenView, CallerContext, CreateApiTokenRequest, CreatedApiTokenView, ListApiTokensRequest } from '@sa/contracts';
 import { BadRequest, NotFound } from '@sa/errors';
-import { AdminInputError, AdminNotFoundError, IdentityAdmin, TokenSummary } from '@sa/identity';
+import { AdminInputError, AdminNotFoundError, IdentityAdmin, TokenSummary } from '@sa/identity-db';
 import { RpcClient, RpcHandler } from '@sa/messaging';
 
 /**

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { EventEnvelope } from '@sa/contracts';
 import { dataSourceOptions, queryRows } from '@sa/db';
-import { DbIdentitySource, IdentityAdmin, IDENTITY_ENTITIES, PgIdentityFeed } from '@sa/identity';
+import { DbIdentitySource, IdentityAdmin, IDENTITY_ENTITIES, PgIdentityFeed } from '@sa/identity-db';
 import { outboundPolicy } from '@sa/net-guard';
 import { createTestDatabase } from '@sa/testing';
 import { SecretBox, parseSecretKey } from '@sa/webhook-registry';

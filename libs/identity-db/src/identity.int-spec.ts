@@ -10,10 +10,9 @@ import { createLogger } from '@sa/logging';
 import { createTestDatabase } from '@sa/testing';
 import { IDENTITY_ENTITIES } from './index';
 import { AdminInputError, BotDirectory, IdentityAdmin } from './identity-admin';
-import { IDENTITY_CHANNEL, PgIdentityFeed } from './identity-events';
-import { DbIdentitySource } from './identity-source';
-import { generateTokenSecret } from './token-secret';
-import { TokenVerifier, TokenVerifierOptions } from './token-verifier';
+import { IDENTITY_CHANNEL, TokenVerifier, TokenVerifierOptions, generateTokenSecret } from '@sa/identity';
+import { DbIdentitySource } from './db-identity-source';
+import { PgIdentityFeed } from './pg-identity-feed';
 
 // IdentityAdmin and TokenVerifier against the real PostgreSQL: a fresh migrated database for
 // this file, real LISTEN/NOTIFY on identity_changed, real batched last_used_at writes. The gateway's

@@ -1,9 +1,10 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
 import type { Scope } from '@sa/contracts';
+import type { TokenGrant } from '@sa/identity';
 
 /** An API token. Only the SHA-256 of the secret is stored; the secret is shown once at creation. */
 @Entity({ schema: 'identity', name: 'api_tokens' })
-export class ApiTokenEntity {
+export class ApiTokenEntity implements TokenGrant {
   @PrimaryGeneratedColumn('uuid') id: string;
   @Column('uuid', { name: 'workspace_id' }) workspaceId: string;
   @Column('text') name: string;

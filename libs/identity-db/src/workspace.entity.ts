@@ -1,9 +1,10 @@
 import { Column, CreateDateColumn, Entity, PrimaryGeneratedColumn, UpdateDateColumn } from 'typeorm';
 import type { BillingStatus, Plan, TierSlots } from '@sa/contracts';
+import type { WorkspaceFacts } from '@sa/identity';
 
 /** A tenant. Owned by the gateway (schema `identity`). Null quotas mean "the plan's default". */
 @Entity({ schema: 'identity', name: 'workspaces' })
-export class WorkspaceEntity {
+export class WorkspaceEntity implements WorkspaceFacts {
   @PrimaryGeneratedColumn('uuid') id: string;
   @Column('text') name: string;
   @Column('text') plan: Plan;

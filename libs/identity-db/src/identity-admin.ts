@@ -1,9 +1,7 @@
 import { DataSource, EntityManager, In } from 'typeorm';
 import { BILLING_STATUSES, BillingStatus, ENTERPRISE_TIERS, PLANS, Plan, SCOPES, Scope, TierSlots, isScope } from '@sa/contracts';
 import { ApiTokenEntity } from './api-token.entity';
-import type { WorkspaceFacts } from './identity-source';
-import { IDENTITY_CHANNEL, IdentityChange } from './identity-events';
-import { generateTokenSecret, hashTokenSecret, tokenHint } from './token-secret';
+import { IDENTITY_CHANNEL, IdentityChange, type WorkspaceFacts, generateTokenSecret, hashTokenSecret, tokenHint } from '@sa/identity';
 import { WorkspaceEntity } from './workspace.entity';
 
 /** A mistake in what an operator asked for; the CLI prints the message and exits non-zero. */
