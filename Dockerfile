@@ -47,6 +47,9 @@ RUN node tools/build.js
 FROM ${NODE_IMAGE} AS runtime
 WORKDIR /app
 ENV NODE_ENV=production
+# Node keeps the V8 code of the modules it compiles here and reuses it when a container restarts
+# (a quarter of an app's start time; /tmp is an emptyDir under Kubernetes' read-only root).
+ENV NODE_COMPILE_CACHE=/tmp/node-compile-cache
 
 COPY package.json package-lock.json ./
 RUN npm install --omit=dev --ignore-scripts --no-audit --no-fund \

@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { appDatabaseEnv } from '@sa/config';
+import { appDatabaseEnv, compileCacheEnv } from '@sa/config';
 import { e2eState } from './state';
 
 export interface SpawnedApp {
@@ -28,7 +28,7 @@ export function spawnApp(app: string, env: Record<string, string> = {}, opts: { 
   const logFd = logFile === null ? null : fs.openSync(logFile, 'a');
   const base = { PATH: process.env['PATH'], ...s.env, ...env };
   const child = spawn(process.execPath, [path.join(s.root, 'dist', 'apps', app, 'src', 'main.js')], {
-    env: { ...base, ...appDatabaseEnv(app, base) },
+    env: { ...compileCacheEnv(base, s.root), ...base, ...appDatabaseEnv(app, base) },
     stdio: logFd === null ? ['ignore', 'ignore', 'pipe'] : ['ignore', logFd, logFd],
   });
   if (logFd !== null) fs.closeSync(logFd);

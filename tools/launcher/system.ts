@@ -2,7 +2,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
-import { appDatabaseEnv } from '@sa/config';
+import { appDatabaseEnv, compileCacheEnv } from '@sa/config';
 
 /** The nine apps, each its own process (and in Kubernetes its own Deployment). */
 export const APPS = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher', 'console'] as const;
@@ -107,7 +107,7 @@ export class System {
       const fd = fs.openSync(path.join(out.dir, `${app}.log`), 'a');
       stdio = ['ignore', fd, fd];
     }
-    const env = { ...this.opts.env, ...appDatabaseEnv(app, this.opts.env), SERVICE_NAME: app, OPS_PORT: String(this.opsPort(app)) };
+    const env = { ...compileCacheEnv(this.opts.env, this.opts.root), ...this.opts.env, ...appDatabaseEnv(app, this.opts.env), SERVICE_NAME: app, OPS_PORT: String(this.opsPort(app)) };
     // As the image runs it (`node dist/apps/<app>/src/main.js`): no --enable-source-maps, which would
     // keep every loaded module's source map in the heap (about 14 MB more for the gateway, most of
     // it the TypeScript sources node_modules ship) and make benchmarks measure another process.
