@@ -1,9 +1,5 @@
 import {
-  type BillingStatus,
-  type Plan,
   RecordTokenUseRequest,
-  type Scope,
-  type TierSlots,
   TOKEN_USES_MAX,
   TokenGrantView,
   WorkspaceFactsView,
@@ -11,30 +7,15 @@ import {
 import type { RpcClient } from '@sa/messaging';
 
 /**
- * A workspace as the edges and services use it: the columns of identity.workspaces without its
- * bookkeeping (libs/identity-db's WorkspaceEntity implements it). Null quotas mean "the plan's default".
+ * A workspace as the edges and services use it: its view on the wire (libs/contracts) with a
+ * Date for the trial's end. libs/identity-db's WorkspaceEntity implements it.
  */
-export interface WorkspaceFacts {
-  id: string;
-  name: string;
-  plan: Plan;
+export interface WorkspaceFacts extends Omit<WorkspaceFactsView, 'trialEndsAt'> {
   trialEndsAt: Date | null;
-  billingStatus: BillingStatus;
-  enterpriseApi: boolean;
-  enterpriseWebhooks: boolean;
-  tierSlots: TierSlots;
-  messagesPerMonth: number | null;
-  pagesPerBot: number | null;
-  botSlots: number | null;
 }
 
-/** What a token grants (never its hash or secret); libs/identity-db's ApiTokenEntity implements it. */
-export interface TokenGrant {
-  id: string;
-  workspaceId: string;
-  name: string;
-  scopes: Scope[];
-  botIds: string[] | null;
+/** What a token grants (never its hash or secret): its view with a Date for the expiry. libs/identity-db's ApiTokenEntity implements it. */
+export interface TokenGrant extends Omit<TokenGrantView, 'expiresAt'> {
   expiresAt: Date | null;
 }
 

@@ -11,3 +11,4 @@ export {
   openAiClientOptions,
 } from './model-provider';
 export { modelErrorMessage, modelErrorStatus, modelFailure } from './model-errors';
+export { langchainMessages, langchainOllama, langchainOpenAi } from './langchain-packages';

@@ -2,7 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { BaseMessage } from '@langchain/core/messages';
 import { type AnswerLength, type BehaviourSettings, KB_QA_ANSWER_MAX, KB_QA_QUESTION_MAX, type PassageView } from '@sa/contracts';
-import { describeModel, modelFailure, openAiClientOptions } from '@sa/llm-config';
+import { describeModel, langchainMessages, langchainOllama, langchainOpenAi, modelFailure, openAiClientOptions } from '@sa/llm-config';
 import { type ChatModelConfig, loadChatModelConfig } from './chat-model.config';
 import { ChatModelUnavailable } from './chat-model.exception';
 import { languageName } from './language';
@@ -22,15 +22,12 @@ export function createChatModel(source?: Record<string, string | undefined>): Ba
 export function createChatModelFromConfig(config: ChatModelConfig): BaseChatModel | null {
   const settings = config.chatModel;
   if (settings.provider === 'extractive') return null;
-  // langchain is loaded when a model is configured, not at every start (docs/decisions/operations.md, "Start time").
-  const { ChatOpenAICompletions } = require('@langchain/openai') as typeof import('@langchain/openai');
-  const { ChatOllama } = require('@langchain/ollama') as typeof import('@langchain/ollama');
   const chat =
     settings.provider === 'openai'
       ? // The Chat Completions wire format, always: ChatOpenAI would switch some model names to the
         // Responses API, which OpenAI-compatible servers (vLLM, llama.cpp, LiteLLM …) do not speak.
-        new ChatOpenAICompletions({ ...openAiClientOptions(settings), temperature: config.chatModelTemperature, streaming: true })
-      : new ChatOllama({
+        new (langchainOpenAi().ChatOpenAICompletions)({ ...openAiClientOptions(settings), temperature: config.chatModelTemperature, streaming: true })
+      : new (langchainOllama().ChatOllama)({
           model: settings.model,
           baseUrl: settings.ollamaBaseUrl,
           temperature: config.chatModelTemperature,
@@ -160,7 +157,7 @@ export function buildMessages(
 ): BaseMessage[] {
   const keep = input.historyMessages ?? DEFAULT_HISTORY_MESSAGES;
   const recent = keep > 0 ? input.history.slice(-keep) : [];
-  const { AIMessage, HumanMessage, SystemMessage } = require('@langchain/core/messages') as typeof import('@langchain/core/messages');
+  const { AIMessage, HumanMessage, SystemMessage } = langchainMessages();
   return [
     new SystemMessage(systemPrompt(input)),
     ...recent.map((t) => (t.role === 'user' ? new HumanMessage(clip(t.content, MAX_HISTORY_CHARS)) : new AIMessage(clip(t.content, MAX_HISTORY_CHARS)))),

@@ -1,5 +1,5 @@
 import type { Embeddings } from '@langchain/core/embeddings';
-import { describeModel, openAiClientOptions } from '@sa/llm-config';
+import { describeModel, langchainOllama, langchainOpenAi, openAiClientOptions } from '@sa/llm-config';
 import { CheckedEmbeddings } from './checked-embeddings';
 import { type EmbeddingsConfig, type EmbeddingsProvider, loadEmbeddingsConfig } from './embeddings.config';
 import { HashingEmbeddings } from './hashing-embeddings';
@@ -60,11 +60,8 @@ export function createEmbeddingsFromConfig(config: EmbeddingsConfig): EmbedderCh
   };
 }
 
-// A provider's langchain package is loaded when that provider is chosen, not at every start
-// (docs/decisions/operations.md, "Start time").
 function openai(config: EmbeddingsConfig): Embeddings {
-  const { OpenAIEmbeddings } = require('@langchain/openai') as typeof import('@langchain/openai');
-  return new OpenAIEmbeddings({
+  return new (langchainOpenAi().OpenAIEmbeddings)({
     ...openAiClientOptions(config.embeddings),
     dimensions: config.embeddingsDimensions || undefined,
     batchSize: config.embeddingsBatchSize,
@@ -77,8 +74,7 @@ function openai(config: EmbeddingsConfig): Embeddings {
 
 function ollama(config: EmbeddingsConfig): Embeddings {
   const { model, ollamaBaseUrl, maxRetries, timeoutMs } = config.embeddings;
-  const { OllamaEmbeddings } = require('@langchain/ollama') as typeof import('@langchain/ollama');
-  return new OllamaEmbeddings({
+  return new (langchainOllama().OllamaEmbeddings)({
     model,
     baseUrl: ollamaBaseUrl,
     maxRetries,

@@ -1,7 +1,7 @@
 import type { BaseLanguageModelInput } from '@langchain/core/language_models/base';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { Runnable } from '@langchain/core/runnables';
-import { describeModel, modelErrorMessage, modelErrorStatus, openAiClientOptions } from '@sa/llm-config';
+import { describeModel, langchainMessages, langchainOllama, langchainOpenAi, modelErrorMessage, modelErrorStatus, openAiClientOptions } from '@sa/llm-config';
 import { bandOf, DEFAULT_THRESHOLDS, findEmail, findPhone, type KnownDetails, type LeadScore, normalisePhone, scoreSession, type ScoringThresholds } from './lead-scorer';
 import { IntentCategory } from './lexicon';
 import type { LeadsModelConfig } from './model-scorer.config';
@@ -219,7 +219,7 @@ export class ModelScorer implements SessionScorer {
     const rules = scoreSession(userMessages, thresholds, known);
     if (!userMessages.length) return rules;
     try {
-      const { HumanMessage, SystemMessage } = require('@langchain/core/messages') as typeof import('@langchain/core/messages');
+      const { HumanMessage, SystemMessage } = langchainMessages();
       const raw = await this.structured.invoke([new SystemMessage(scoringPrompt(thresholds)), new HumanMessage(`Visitor messages:\n${messagesBlock(userMessages)}`)], {
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
@@ -239,14 +239,11 @@ export class ModelScorer implements SessionScorer {
 export function createScoringModel(config: LeadsModelConfig): { model: BaseChatModel; describe: string } | null {
   const settings = config.leadsModel;
   if (settings.provider === 'rules') return null;
-  // langchain is loaded when a model is configured, not at every start (docs/decisions/operations.md, "Start time").
-  const { ChatOpenAICompletions } = require('@langchain/openai') as typeof import('@langchain/openai');
-  const { ChatOllama } = require('@langchain/ollama') as typeof import('@langchain/ollama');
   const model =
     settings.provider === 'openai'
       ? // The Chat Completions wire format, always (OpenAI-compatible servers do not speak Responses).
-        new ChatOpenAICompletions({ ...openAiClientOptions(settings), temperature: 0 })
-      : new ChatOllama({ model: settings.model, baseUrl: settings.ollamaBaseUrl, temperature: 0, maxRetries: settings.maxRetries });
+        new (langchainOpenAi().ChatOpenAICompletions)({ ...openAiClientOptions(settings), temperature: 0 })
+      : new (langchainOllama().ChatOllama)({ model: settings.model, baseUrl: settings.ollamaBaseUrl, temperature: 0, maxRetries: settings.maxRetries });
   return { model, describe: describeModel(settings) };
 }
 

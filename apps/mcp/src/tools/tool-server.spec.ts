@@ -8,7 +8,7 @@ const factory = (tools: ToolDef[]) => ToolServerFactory.create(null as never, nu
 
 describe('ToolServerFactory.listing', () => {
   it('lists every tool with the input schema generated from its contract, made once', async () => {
-    const tools = await factory(TOOLS);
+    const tools = factory(TOOLS);
     const first = await tools.listing();
     expect(first.map((l) => l.definition.name)).toEqual(TOOLS.map((t) => t.name));
     for (const { definition } of first) expect(definition.inputSchema).toMatchObject({ type: 'object' });
@@ -18,7 +18,7 @@ describe('ToolServerFactory.listing', () => {
   it('does not keep a failure: the next call makes the listing again', async () => {
     const base = TOOLS[0];
     const broken: ToolDef = { ...base, input: { ...base.input, describe: { noSuchMember: 'words' } } };
-    const tools = await factory([broken]); // creating the factory does not make the listing
+    const tools = factory([broken]); // creating the factory does not make the listing
     await expect(tools.listing()).rejects.toThrow(/has no member noSuchMember/);
     broken.input = base.input;
     expect((await tools.listing()).map((l) => l.definition.name)).toEqual([base.name]);

@@ -79,7 +79,7 @@ export class ToolServerFactory {
     private readonly tools: ToolDef[],
   ) {}
 
-  static async create(rpc: RpcClient, nc: NatsConnection, chatTimeouts: ChatTurnTimeouts, logger: Logger, tools: ToolDef[] = TOOLS): Promise<ToolServerFactory> {
+  static create(rpc: RpcClient, nc: NatsConnection, chatTimeouts: ChatTurnTimeouts, logger: Logger, tools: ToolDef[] = TOOLS): ToolServerFactory {
     return new ToolServerFactory(rpc, nc, chatTimeouts, logger, tools);
   }
 
