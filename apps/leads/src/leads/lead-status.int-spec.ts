@@ -127,9 +127,16 @@ describe("the console's filters and paging of leads.lead.list", () => {
   let tenant: string;
   beforeAll(async () => {
     tenant = randomUUID();
+    // created_at is kept to the millisecond and the list is newest first, ties broken by id: a
+    // fast machine wrote two of these leads within one millisecond (Node 24 in CI), so each waits
+    // for the next millisecond and the expected order is the order of creation.
+    const nextMs = () => new Promise((r) => setTimeout(r, 2));
     await lead(tenant, 'hot-widget', { score: 90, band: 'hot', channel: 'widget' });
+    await nextMs();
     await lead(tenant, 'warm-api', { score: 55, band: 'warm' });
+    await nextMs();
     await lead(tenant, 'cold-api', { score: 10, band: 'cold' });
+    await nextMs();
     const qualified = await lead(tenant, 'hot-api', { score: 80, band: 'hot' });
     await service.update(ctxOf(tenant), { leadId: qualified.id, status: 'qualified', actor: ada });
   });
