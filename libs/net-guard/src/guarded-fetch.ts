@@ -1,10 +1,9 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
 import type { Readable } from 'node:stream';
-import zlib from 'node:zlib';
-import { CheckedTarget, Resolver, resolveAndCheck, staticCheck, systemResolver } from './check-url';
+import { CheckedTarget, Resolver, staticCheck, systemResolver } from './check-url';
 import { GuardError } from './guard-error';
+import { LookupContext, OWNED_HEADERS, contentEncoding, declaredTooLarge, decoderFor, networkError, openRequest, tooLarge, where } from './guarded-request';
 import { OutboundPolicy } from './outbound-policy';
 
 export interface GuardedFetchOptions {
@@ -99,8 +98,6 @@ export interface GuardedResponse {
 }
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-/** Headers the caller may not set: the guard owns the connection and the encoding. */
-const OWNED_HEADERS = new Set(['host', 'connection', 'keep-alive', 'transfer-encoding', 'content-length', 'accept-encoding', 'upgrade', 'te', 'trailer', 'proxy-connection']);
 /** Headers not carried to another origin on redirect. */
 const CREDENTIAL_HEADERS = ['authorization', 'cookie', 'proxy-authorization'];
 
@@ -112,78 +109,12 @@ interface Exchange {
   decoded: boolean;
 }
 
-interface HopContext {
-  policy: OutboundPolicy;
-  resolver: Resolver;
+interface HopContext extends LookupContext {
   signal: AbortSignal;
   /** Whether a response with this status and headers is a redirect to follow (no body read). */
   follows: (status: number, headers: http.IncomingHttpHeaders) => boolean;
-  /** Prefixed to the reason when this hop is blocked ("redirect to … refused: "). */
-  blockedPrefix: string;
   discardBody: boolean;
   connections: KeptConnections | undefined;
-}
-
-function where(target: CheckedTarget): string {
-  return target.url.host;
-}
-
-function networkError(err: unknown, target: CheckedTarget): GuardError {
-  const e = err as NodeJS.ErrnoException;
-  const code = e?.code ?? '';
-  const host = where(target);
-  const url = target.url.href;
-  if (code === 'ECONNREFUSED') return new GuardError('network', `connection refused by ${host}`, url);
-  if (code === 'ECONNRESET' || code === 'EPIPE') return new GuardError('network', `the connection to ${host} was reset`, url);
-  if (code === 'ETIMEDOUT' || code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return new GuardError('network', `could not connect to ${host} (${code})`, url);
-  if (code.startsWith('HPE_')) return new GuardError('network', `${host} sent an invalid HTTP response`, url);
-  if (code.startsWith('ERR_TLS') || code.startsWith('CERT_') || /certificate|SSL|TLS/i.test(e?.message ?? '')) {
-    return new GuardError('network', `TLS error talking to ${host}: ${e?.message ?? code}`, url);
-  }
-  return new GuardError('network', `request to ${host} failed: ${e?.message ?? String(err)}`, url);
-}
-
-/**
- * The lookup used by the socket: resolves the name, checks EVERY address, and only then hands
- * the addresses to the connection. The address connected is therefore always one that was
- * checked at connect time, whatever DNS said earlier (DNS rebinding).
- */
-function guardedLookup(ctx: HopContext, onBlocked: (err: GuardError) => void): LookupFunction {
-  return (hostname, options, callback) => {
-    resolveAndCheck(hostname, ctx.policy, ctx.resolver).then(
-      (result) => {
-        if (!result.ok) {
-          const err = new GuardError(result.code, result.code === 'blocked' ? `${ctx.blockedPrefix}${result.reason}` : result.reason);
-          onBlocked(err);
-          callback(err as NodeJS.ErrnoException, '', 0);
-          return;
-        }
-        const family = options.family === 4 || options.family === 6 ? options.family : 0;
-        const addresses = family ? result.addresses.filter((a) => a.family === family) : result.addresses;
-        if (addresses.length === 0) {
-          const err = new GuardError('network', `${hostname} has no IPv${family} address`);
-          onBlocked(err);
-          callback(err as NodeJS.ErrnoException, '', 0);
-          return;
-        }
-        if (options.all) callback(null, addresses);
-        else callback(null, addresses[0].address, addresses[0].family);
-      },
-      (err: unknown) => callback(err as NodeJS.ErrnoException, '', 0),
-    );
-  };
-}
-
-function tooLarge(max: number, target: CheckedTarget, declared?: number): GuardError {
-  const detail = declared === undefined ? '' : ` (Content-Length: ${declared})`;
-  return new GuardError('too_large', `response larger than ${max} bytes${detail}`, target.url.href);
-}
-
-function decoderFor(encoding: string): zlib.Gunzip | zlib.Inflate | zlib.BrotliDecompress | null {
-  if (encoding === 'gzip' || encoding === 'x-gzip') return zlib.createGunzip();
-  if (encoding === 'deflate') return zlib.createInflate();
-  if (encoding === 'br') return zlib.createBrotliDecompress();
-  return null;
 }
 
 /** One request/response on one connection, to an already statically checked target. */
@@ -200,22 +131,8 @@ function exchange(target: CheckedTarget, method: string, headers: Record<string,
     }
 
     let settled = false;
-    let lookupError: GuardError | undefined;
-    const isHttps = target.url.protocol === 'https:';
-    const options: https.RequestOptions = {
-      protocol: target.url.protocol,
-      host: target.hostname,
-      port: target.port,
-      path: `${target.url.pathname}${target.url.search}`,
-      method,
-      headers,
-      setHost: false,
-      // Without kept connections a fresh one per request: no global agent, no proxy, no reuse.
-      agent: ctx.connections ? ctx.connections.agentFor(target.url, policy) : false,
-      lookup: guardedLookup(ctx, (err) => (lookupError = err)),
-      ...(isHttps && target.ip === null ? { servername: target.hostname } : {}),
-    };
-    const request = (isHttps ? https : http).request(options);
+    // Without kept connections a fresh one per request: no global agent, no proxy, no reuse.
+    const { request, failure } = openRequest(target, method, headers, ctx, ctx.connections ? ctx.connections.agentFor(target.url, policy) : false);
 
     const finish = (err: GuardError | null, value?: Exchange): void => {
       if (settled) return;
@@ -231,7 +148,7 @@ function exchange(target: CheckedTarget, method: string, headers: Record<string,
     const onAbort = (): void => finish(abortError());
     signal.addEventListener('abort', onAbort, { once: true });
 
-    request.on('error', (err) => finish(lookupError ?? (err instanceof GuardError ? err : networkError(err, target))));
+    request.on('error', (err) => finish(failure(err)));
     request.on('response', (res) => {
       if (settled) {
         res.destroy();
@@ -270,15 +187,12 @@ function exchange(target: CheckedTarget, method: string, headers: Record<string,
         res.resume();
         return;
       }
-      const lengthHeader = res.headers['content-length'];
-      if (lengthHeader !== undefined && method !== 'HEAD' && status !== 204 && status !== 304) {
-        const declared = Number(lengthHeader);
-        if (Number.isFinite(declared) && declared > policy.maxBytes) {
-          finish(tooLarge(policy.maxBytes, target, declared));
-          return;
-        }
+      const declaredError = declaredTooLarge(res, method, policy, target);
+      if (declaredError) {
+        finish(declaredError);
+        return;
       }
-      const encoding = String(res.headers['content-encoding'] ?? '').trim().toLowerCase();
+      const encoding = contentEncoding(res);
       const decoder = decoderFor(encoding);
       const source: Readable = decoder ? res.pipe(decoder) : res;
       const chunks: Buffer[] = [];
