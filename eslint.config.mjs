@@ -40,8 +40,8 @@ function boundaries({ testFiles }) {
         // CLI; both need the workspace's plan (spec part 1 rule 4) without a caller context.
         { sourceTag: 'scope:webhooks', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity'] },
         { sourceTag: 'scope:webhook-dispatcher', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity', 'scope:webhooks'] },
-        // The bots service seals widget identity secrets with the webhook secrets' key and SecretBox (issue 18).
-        ...serviceScopes.map((s) => ({ sourceTag: `scope:${s}`, onlyDependOnLibsWithTags: s === 'bots' ? ['scope:shared', 'scope:webhooks'] : ['scope:shared'] })),
+        // Secrets sealed at rest (widget identity secrets, model keys) use @sa/secret-box, which is shared.
+        ...serviceScopes.map((s) => ({ sourceTag: `scope:${s}`, onlyDependOnLibsWithTags: ['scope:shared'] })),
       ],
     },
   ];

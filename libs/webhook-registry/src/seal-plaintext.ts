@@ -1,5 +1,5 @@
 import { queryRows, SqlRunner } from '@sa/db';
-import { SIGNING_SECRET_PREFIX, SecretBox } from './signing-secret';
+import { SIGNING_SECRET_PREFIX, SecretBox } from '@sa/secret-box';
 
 /**
  * Encrypts the signing secrets still stored as issued (`whsec_…`, written before encryption at

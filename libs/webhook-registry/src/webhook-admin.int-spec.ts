@@ -10,7 +10,7 @@ import { Resolver, outboundPolicy } from '@sa/net-guard';
 import { createTestDatabase } from '@sa/testing';
 import { DELIVERIES_CHANNEL, DeliveryStatus } from './channels';
 import { sealPlaintextSecrets } from './seal-plaintext';
-import { SecretBox, generateSigningSecret } from './signing-secret';
+import { SecretBox, generateSigningSecret } from '@sa/secret-box';
 import { WEBHOOK_TEST_EVENT, WebhookAdmin, WebhookAdminDirectory, WebhookAdminOptions, WebhookInputError, WebhookNotFoundError, WebhookStateError } from './webhook-admin';
 
 // WebhookAdmin against a fresh migrated database: registrations, the delivery log as the

@@ -4,7 +4,7 @@ import { queryRows } from '@sa/db';
 import { AccessFacts, hasWebhooks } from '@sa/identity';
 import { OutboundPolicy, Resolver } from '@sa/net-guard';
 import { AttemptTrigger, DELIVERIES_CHANNEL, DeliveryStatus } from './channels';
-import { SecretBox, generateSigningSecret } from './signing-secret';
+import { SecretBox, generateSigningSecret } from '@sa/secret-box';
 import { checkWebhookUrl } from './webhook-url';
 
 /** A refused admin request (unknown id, bad URL …): the message is for the operator. */
