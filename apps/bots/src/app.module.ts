@@ -8,10 +8,14 @@ import { BotsHandler } from './bots/bots.handler';
 import { BotsRepository } from './bots/bots.repository';
 import { BotsService } from './bots/bots.service';
 import { loadBotsConfig } from './config/bots.config';
-import { SecretBox } from '@sa/webhook-registry';
+import { SecretBox } from '@sa/secret-box';
+import { connectionCalls } from '@sa/llm-config';
 import { BehaviourHandler } from './behaviour/behaviour.handler';
 import { BehaviourRepository } from './behaviour/behaviour.repository';
 import { BehaviourService } from './behaviour/behaviour.service';
+import { ModelConnectionsHandler } from './models/model-connections.handler';
+import { ModelConnectionsRepository } from './models/model-connections.repository';
+import { MODEL_CONNECTION_CALLS, ModelConnectionsService } from './models/model-connections.service';
 import { WidgetSettingsHandler } from './widget/widget-settings.handler';
 import { WidgetSettingsRepository } from './widget/widget-settings.repository';
 import { WIDGET_SECRET_BOX, WidgetSettingsService } from './widget/widget-settings.service';
@@ -25,7 +29,19 @@ const config = loadBotsConfig();
     OpsModule.forService('bots', config),
     EventsModule.forService({ schema: 'bots', natsUrl: config.natsUrl, stream: { name: config.eventsStream, subjectPrefix: config.eventsSubjectPrefix }, relay: true }),
   ],
-  controllers: [BotsHandler, WidgetSettingsHandler, BehaviourHandler],
-  providers: [BotsRepository, BotsService, BehaviourRepository, BehaviourService, WidgetSettingsRepository, WidgetSettingsService, { provide: WIDGET_SECRET_BOX, useValue: new SecretBox(config.secretKey.key) }],
+  controllers: [BotsHandler, WidgetSettingsHandler, BehaviourHandler, ModelConnectionsHandler],
+  providers: [
+    BotsRepository,
+    BotsService,
+    BehaviourRepository,
+    BehaviourService,
+    WidgetSettingsRepository,
+    WidgetSettingsService,
+    ModelConnectionsRepository,
+    ModelConnectionsService,
+    // One box seals widget identity secrets and model keys (WEBHOOK_SECRET_KEY).
+    { provide: WIDGET_SECRET_BOX, useValue: new SecretBox(config.secretKey.key) },
+    { provide: MODEL_CONNECTION_CALLS, useFactory: () => connectionCalls() },
+  ],
 })
 export class AppModule {}

@@ -9,8 +9,12 @@ import { createLogger } from '@sa/logging';
 import { OpsModule } from '@sa/ops';
 import { MessagingModule } from '@sa/messaging';
 import { AnalyticsRepository } from './analytics/analytics.repository';
-import { createChatModel } from './answer/chat-model';
-import { CHAT_LOGGER, CHAT_MODEL } from './chat.tokens';
+import { connectionCalls } from '@sa/llm-config';
+import { SecretBox } from '@sa/secret-box';
+import { BotModels } from './answer/bot-models';
+import { createChatModelFromConfig } from './answer/chat-model';
+import { loadChatModelConfig } from './answer/chat-model.config';
+import { BOT_MODELS, CHAT_LOGGER } from './chat.tokens';
 import { CHAT_CONFIG, loadChatConfig } from './config/chat.config';
 import { ConversationsRepository } from './conversations/conversations.repository';
 import { MessagesRepository } from './conversations/messages.repository';
@@ -39,7 +43,13 @@ const config = loadChatConfig();
   providers: [
     { provide: CHAT_CONFIG, useValue: config },
     { provide: CHAT_LOGGER, useValue: createLogger('chat', { level: config.logLevel }) },
-    { provide: CHAT_MODEL, useFactory: () => createChatModel() },
+    {
+      provide: BOT_MODELS,
+      useFactory: () => {
+        const models = loadChatModelConfig();
+        return new BotModels(createChatModelFromConfig(models), models, new SecretBox(config.secretKey.key), connectionCalls());
+      },
+    },
     MessagesRepository,
     TokenUsageRepository,
     ConversationsRepository,

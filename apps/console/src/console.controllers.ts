@@ -5,6 +5,7 @@ import { BotsController } from './bots/bots.controller';
 import { TryBotController } from './bots/try-bot.controller';
 import { BehaviourController } from './bots/behaviour.controller';
 import { PlaygroundController } from './bots/playground.controller';
+import { ModelsController } from './models/models.controller';
 import { TokenBudgetController } from './workspace/token-budget.controller';
 import { ConnectionsController } from './connections/connections.controller';
 import { KnowledgeController } from './knowledge/knowledge.controller';
@@ -38,6 +39,7 @@ export const CONSOLE_CONTROLLERS: Type[] = [
   TryBotController,
   BehaviourController,
   PlaygroundController,
+  ModelsController,
   TokenBudgetController,
   WidgetController,
   KnowledgeController,

@@ -1,4 +1,5 @@
-import { ArrayMaxSize, IsArray, IsIn, IsISO8601, IsOptional, IsString, IsUUID } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsIn, IsISO8601, IsNumber, IsOptional, IsString, IsUUID, Max, Min } from 'class-validator';
+import { BotModelChoice, MODEL_TEMPERATURE_MAX } from './models';
 import { Doc, Nullable } from './schema-docs';
 import { CharLength, NotBlank } from './validation';
 
@@ -23,10 +24,10 @@ export interface BehaviourSettings {
   starter_questions: string[];
 }
 
-export const DEFAULT_BEHAVIOUR: Readonly<BehaviourSettings> = Object.freeze({ instructions: '', fallback_reply: null, answer_length: 'normal', starter_questions: [] });
+export const DEFAULT_BEHAVIOUR: Readonly<BehaviourSettings & BotModelChoice> = Object.freeze({ instructions: '', fallback_reply: null, answer_length: 'normal', starter_questions: [], model_connection_id: null, temperature: null });
 
 @Doc({ name: 'BotBehaviour', description: "A bot's behaviour: its instructions, fallback reply, answer length and starter questions. All of it is user text: render it as text." })
-export class BotBehaviourView implements BehaviourSettings {
+export class BotBehaviourView implements BehaviourSettings, BotModelChoice {
   @IsUUID() chatbot_id: string;
   @Doc(`Up to ${BEHAVIOUR_INSTRUCTIONS_MAX} characters; empty: none. Added to the system prompt after the grounding rules, which they cannot remove. Needs a chat model.`)
   @IsString()
@@ -34,6 +35,8 @@ export class BotBehaviourView implements BehaviourSettings {
   @Doc('What the bot says when the knowledge has nothing; null: the default phrase, translated into the reply language.') @Nullable() @IsString() fallback_reply: string | null;
   @Doc('How long the answers are. Needs a chat model.') @IsIn(ANSWER_LENGTHS) answer_length: AnswerLength;
   @Doc(`Up to ${STARTER_QUESTIONS_MAX} questions the widget offers as buttons before the first message.`) @IsArray() @IsString({ each: true }) starter_questions: string[];
+  @Doc("The workspace's model connection the bot answers through; null: the installation's chat model.") @Nullable() @IsUUID() model_connection_id: string | null;
+  @Doc(`0 to ${MODEL_TEMPERATURE_MAX}; null: the installation's default.`) @Nullable() @IsNumber() temperature: number | null;
   @Doc('Last change; null: never changed (defaults).') @Nullable() @IsISO8601() updated_at: string | null;
 }
 
@@ -57,6 +60,14 @@ export class UpdateBotBehaviourBody {
   @CharLength(1, STARTER_QUESTION_MAX, { each: true })
   @NotBlank({ each: true })
   starter_questions?: string[];
+  @Doc("A model connection of the workspace (Models page); null: the installation's chat model.") @IsOptional() @Nullable() @IsUUID() model_connection_id?: string | null;
+  @Doc(`0 to ${MODEL_TEMPERATURE_MAX}; null: the installation's default.`)
+  @IsOptional()
+  @Nullable()
+  @IsNumber({ allowNaN: false, allowInfinity: false, maxDecimalPlaces: 2 })
+  @Min(0)
+  @Max(MODEL_TEMPERATURE_MAX)
+  temperature?: number | null;
 }
 
 export class UpdateBotBehaviourRequest extends UpdateBotBehaviourBody {

@@ -24,6 +24,11 @@ export class WebhookParams extends WorkspaceParams {
   @IsUUID('all') webhookId: string;
 }
 
+/** Path parameters of the console's …/models/{connectionId} routes (issue 32). */
+export class ModelConnectionParams extends WorkspaceParams {
+  @IsUUID('all') connectionId: string;
+}
+
 export class DeliveryParams extends WebhookParams {
   @IsUUID('all') deliveryId: string;
 }

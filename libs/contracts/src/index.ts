@@ -24,5 +24,6 @@ export * from './console-connections';
 export * from './analytics';
 export * from './records-console';
 export * from './behaviour';
+export * from './models';
 export * from './playground';
 export * from './token-usage';

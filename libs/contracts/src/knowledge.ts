@@ -1,4 +1,5 @@
 import type { BehaviourSettings } from './behaviour';
+import type { ModelConnectionSpec } from './models';
 import { IsArray, IsDefined, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Max, Min, ValidateIf } from 'class-validator';
 import { Doc, Nullable } from './schema-docs';
 import { CharLength, IsHttpUrl, NotBlank } from './validation';
@@ -148,4 +149,6 @@ export interface BotSummary {
   language: string;
   /** The bot's behaviour (issue 32); bots.bot.describe always sets it. */
   behaviour?: BehaviourSettings;
+  /** The bot's model (issue 32, "Models"): its connection (key sealed) and temperature; bots.bot.describe sets it, null members meaning the installation's. */
+  model?: { connection: ModelConnectionSpec | null; temperature: number | null };
 }

@@ -68,6 +68,19 @@ import {
   SearchKnowledgeRequest,
   KbDocumentIdRequest,
 } from './knowledge';
+import {
+  CreateModelConnectionRequest,
+  EmbeddingSettingsRequest,
+  EmbeddingSettingsView,
+  ListModelConnectionsRequest,
+  ModelConnectionIdRequest,
+  ModelConnectionSpec,
+  ModelConnectionTestResult,
+  ModelConnectionView,
+  TestModelConnectionRequest,
+  UpdateEmbeddingSettingsRequest,
+  UpdateModelConnectionRequest,
+} from './models';
 import { AddKbFileRequest, KbDocumentDeleted } from './knowledge-files';
 
 /** The seven services behind the gateway, each a NATS queue group of its own name. */
@@ -168,6 +181,17 @@ export const RPC = {
   // Issue 32: a bot's behaviour (instructions, fallback reply, answer length, starter questions).
   'bots.behaviour.get': rpc<BotBehaviourRequest, BotBehaviourView>(BotBehaviourRequest),
   'bots.behaviour.update': rpc<UpdateBotBehaviourRequest, BotBehaviourView>(UpdateBotBehaviourRequest),
+  // Issue 32, "Models": the workspace's model connections (keys sealed, write-only), and the
+  // workspace's embedding model with the state of its re-embedding (knowledge).
+  'bots.model.list': rpc<ListModelConnectionsRequest, ModelConnectionView[]>(ListModelConnectionsRequest),
+  'bots.model.create': rpc<CreateModelConnectionRequest, ModelConnectionView>(CreateModelConnectionRequest),
+  'bots.model.update': rpc<UpdateModelConnectionRequest, ModelConnectionView>(UpdateModelConnectionRequest),
+  'bots.model.delete': rpc<ModelConnectionIdRequest, { deleted: true }>(ModelConnectionIdRequest),
+  'bots.model.test': rpc<TestModelConnectionRequest, ModelConnectionTestResult>(TestModelConnectionRequest),
+  /** A connection as chat and knowledge call it (key sealed). */
+  'bots.model.spec': rpc<ModelConnectionIdRequest, ModelConnectionSpec>(ModelConnectionIdRequest),
+  'knowledge.embedding.get': rpc<EmbeddingSettingsRequest, EmbeddingSettingsView>(EmbeddingSettingsRequest),
+  'knowledge.embedding.update': rpc<UpdateEmbeddingSettingsRequest, EmbeddingSettingsView>(UpdateEmbeddingSettingsRequest),
   'chat.analytics.questions': rpc<AnalyticsQuestionsRequest, AnalyticsQuestionsView>(AnalyticsQuestionsRequest),
   // Issue 19 (lb): a lead, its status history and status changes (who and when) for the console.
   'leads.lead.get': rpc<LeadIdRequest, LeadView>(LeadIdRequest),

@@ -11,4 +11,17 @@ export {
   openAiClientOptions,
 } from './model-provider';
 export { modelErrorMessage, modelErrorStatus, modelFailure } from './model-errors';
-export { langchainMessages, langchainOllama, langchainOpenAi } from './langchain-packages';
+export { langchainAnthropic, langchainMessages, langchainOllama, langchainOpenAi } from './langchain-packages';
+export {
+  ANTHROPIC_BASE_URL,
+  CONNECTION_MAX_TOKENS,
+  type ConnectionClientOptions,
+  connectionBaseUrl,
+  connectionChatModel,
+  connectionEmbeddings,
+  describeConnection,
+  explainConnectionFailure,
+  testConnection,
+  withoutKey,
+} from './connection-models';
+export { type ConnectionCalls, connectionCalls, connectionCallsConfig } from './connection-calls';

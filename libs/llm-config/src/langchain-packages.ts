@@ -6,3 +6,4 @@
 export const langchainOpenAi = () => require('@langchain/openai') as typeof import('@langchain/openai');
 export const langchainOllama = () => require('@langchain/ollama') as typeof import('@langchain/ollama');
 export const langchainMessages = () => require('@langchain/core/messages') as typeof import('@langchain/core/messages');
+export const langchainAnthropic = () => require('@langchain/anthropic') as typeof import('@langchain/anthropic');

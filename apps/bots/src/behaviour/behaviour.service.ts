@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { BotAccess, enforceBotAccess } from '@sa/bot-access';
-import { BehaviourSettings, BotBehaviourView, CallerContext, UpdateBotBehaviourRequest } from '@sa/contracts';
+import { BehaviourSettings, BotBehaviourView, BotModelChoice, CallerContext, UpdateBotBehaviourRequest } from '@sa/contracts';
 import { NotFound } from '@sa/errors';
+import { ModelConnectionsRepository } from '../models/model-connections.repository';
 import { WidgetSettingsService } from '../widget/widget-settings.service';
 import { BehaviourRepository, BehaviourRow } from './behaviour.repository';
 
@@ -12,6 +13,8 @@ export function toBehaviourView(r: BehaviourRow): BotBehaviourView {
     fallback_reply: r.fallback_reply,
     answer_length: r.answer_length,
     starter_questions: r.starter_questions,
+    model_connection_id: r.model_connection_id,
+    temperature: r.temperature,
     updated_at: r.updated_at ? r.updated_at.toISOString() : null,
   };
 }
@@ -39,6 +42,7 @@ export class BehaviourService {
   constructor(
     private readonly repository: BehaviourRepository,
     private readonly widget: WidgetSettingsService,
+    private readonly connections: ModelConnectionsRepository,
   ) {}
 
   private async row(ctx: CallerContext, botId: string): Promise<BehaviourRow> {
@@ -54,11 +58,14 @@ export class BehaviourService {
 
   async update(ctx: CallerContext, req: UpdateBotBehaviourRequest): Promise<BotBehaviourView> {
     const current = await this.row(ctx, req.botId);
-    const next: BehaviourSettings = {
+    if (req.model_connection_id) await this.connections.mustExist(ctx.tenantId, req.model_connection_id);
+    const next: BehaviourSettings & BotModelChoice = {
       instructions: req.instructions != null ? req.instructions.trim() : current.instructions, // null passes IsOptional: left out
       fallback_reply: req.fallback_reply !== undefined ? (req.fallback_reply?.trim() ?? null) : current.fallback_reply,
       answer_length: req.answer_length ?? current.answer_length,
       starter_questions: req.starter_questions ? cleanStarterQuestions(req.starter_questions) : current.starter_questions,
+      model_connection_id: req.model_connection_id !== undefined ? req.model_connection_id : current.model_connection_id,
+      temperature: req.temperature !== undefined ? req.temperature : current.temperature,
     };
     await this.repository.save(ctx.tenantId, req.botId, next);
     this.widget.announceChange(req.botId);

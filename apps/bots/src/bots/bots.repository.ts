@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import type { BotSummary, BotView, EnterpriseTier, SlotKind } from '@sa/contracts';
+import type { BotSummary, BotView, EnterpriseTier, ModelKind, SlotKind } from '@sa/contracts';
 import { hotQuery } from '@sa/db';
 import { BotEntity } from './bot.entity';
-import { BEHAVIOUR_COLUMNS, BEHAVIOUR_JOIN, behaviourOf } from '../behaviour/behaviour.repository';
+import { BEHAVIOUR_COLUMNS, BEHAVIOUR_JOIN, behaviourOf, modelChoiceOf } from '../behaviour/behaviour.repository';
+import { toConnectionSpec } from '../models/model-connections.repository';
 
 interface BotRow {
   id: string;
@@ -70,14 +71,24 @@ export class BotsRepository {
   /** Name, language and behaviour of those of `ids` that are bots of the tenant, in one statement (chat asks on every turn). */
   async summaries(tenantId: string, ids: string[]): Promise<BotSummary[]> {
     if (!ids.length) return [];
-    const rows = await hotQuery<{ id: string; name: string; language: string; instructions: string; fallback_reply: string | null; answer_length: string; starter_questions: string[] }>(
+    type Row = { id: string; name: string; language: string; instructions: string; fallback_reply: string | null; answer_length: string; starter_questions: string[] };
+    const rows = await hotQuery<Row & { model_connection_id: string | null; temperature: number | null; mc_kind: ModelKind | null; mc_base_url: string | null; mc_model: string; mc_key: string | null; mc_updated_at: Date }>(
       this.ds,
       'bots_summaries',
-      `SELECT b.id, b.name, b.language, ${BEHAVIOUR_COLUMNS} FROM bots.bots b ${BEHAVIOUR_JOIN}
+      `SELECT b.id, b.name, b.language, ${BEHAVIOUR_COLUMNS},
+          mc.kind AS mc_kind, mc.base_url AS mc_base_url, mc.model AS mc_model, mc.api_key_sealed AS mc_key, mc.updated_at AS mc_updated_at
+        FROM bots.bots b ${BEHAVIOUR_JOIN} LEFT JOIN bots.model_connections mc ON mc.id = h.model_connection_id AND mc.tenant_id = b.tenant_id
         WHERE b.tenant_id = $1 AND b.id = ANY($2::uuid[]) ORDER BY b.created_at, b.id`,
       [tenantId, ids],
     );
-    return rows.map((r) => ({ id: r.id, name: r.name, language: r.language, behaviour: behaviourOf(r) }));
+    return rows.map((r) => {
+      const choice = modelChoiceOf(r);
+      const connection =
+        r.mc_kind && choice.model_connection_id
+          ? toConnectionSpec({ id: choice.model_connection_id, kind: r.mc_kind, base_url: r.mc_base_url, model: r.mc_model, api_key_sealed: r.mc_key, updated_at: r.mc_updated_at })
+          : null;
+      return { id: r.id, name: r.name, language: r.language, behaviour: behaviourOf(r), model: { connection, temperature: choice.temperature } };
+    });
   }
 
   /** Which of `ids` are bots of the tenant. */

@@ -1,5 +1,5 @@
 import { commonConfig, parseConfig } from '@sa/config';
-import { webhookSecretKeyConfig } from '@sa/webhook-registry';
+import { webhookSecretKeyConfig } from '@sa/secret-box';
 
 export const loadBotsConfig = (source: Record<string, string | undefined> = process.env) =>
   parseConfig(

@@ -4,7 +4,7 @@ import { NatsConnection, connect } from 'nats';
 import { DataSource } from 'typeorm';
 import { CallerContext, WIDGET_CHANGED_SUBJECT, WIDGET_SECRET_PATTERN } from '@sa/contracts';
 import { dataSourceOptions } from '@sa/db';
-import { SecretBox } from '@sa/webhook-registry';
+import { SecretBox } from '@sa/secret-box';
 // Test-only dependency.
 import { PrivateNats, createTestDatabase, startPrivateNats, domainErrorCode } from '@sa/testing';
 import { WidgetSettingsRepository } from './widget-settings.repository';

@@ -17,7 +17,7 @@ import {
 } from '@sa/contracts';
 import { NotFound } from '@sa/errors';
 import { NATS_CONNECTION } from '@sa/messaging';
-import { SecretBox } from '@sa/webhook-registry';
+import { SecretBox } from '@sa/secret-box';
 import { StoredWidgetSettings, WidgetSettingsRepository, WidgetSettingsRow } from './widget-settings.repository';
 
 export const WIDGET_SECRET_BOX = Symbol('WIDGET_SECRET_BOX');

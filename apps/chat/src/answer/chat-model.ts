@@ -2,13 +2,26 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import type { BaseMessage } from '@langchain/core/messages';
 import { type AnswerLength, type BehaviourSettings, KB_QA_ANSWER_MAX, KB_QA_QUESTION_MAX, type PassageView } from '@sa/contracts';
-import { describeModel, langchainMessages, langchainOllama, langchainOpenAi, modelFailure, openAiClientOptions } from '@sa/llm-config';
+import type { ModelConnectionSpec } from '@sa/contracts';
+import {
+  type ConnectionCalls,
+  connectionChatModel,
+  describeConnection,
+  describeModel,
+  langchainMessages,
+  langchainOllama,
+  langchainOpenAi,
+  modelFailure,
+  openAiClientOptions,
+  withoutKey,
+} from '@sa/llm-config';
 import { type ChatModelConfig, loadChatModelConfig } from './chat-model.config';
 import { ChatModelUnavailable } from './chat-model.exception';
 import { languageName } from './language';
 
-/** What each model was built from, for error messages ("openai (model m at http://…)"). */
+/** What each model was built from, for error messages ("openai (model m at http://…)"), and the key to keep out of them. */
 const described = new WeakMap<BaseChatModel, string>();
+const keys = new WeakMap<BaseChatModel, string>();
 
 /**
  * The configured chat model, or null for CHAT_MODEL_PROVIDER=extractive (the default: answers
@@ -39,6 +52,17 @@ export function createChatModelFromConfig(config: ChatModelConfig): BaseChatMode
 }
 
 /**
+ * A model of a workspace's connection (issue 32, "Models"): its calls go through the outbound
+ * guard (`calls.fetch`), joined to the turn's signal as the installation's Ollama calls are.
+ */
+export function createConnectionChatModel(spec: ModelConnectionSpec, apiKey: string | null, temperature: number, calls: ConnectionCalls): BaseChatModel {
+  const chat = connectionChatModel(spec, { ...calls, fetch: abortableFetch(calls.timeoutMs, calls.fetch), apiKey, temperature });
+  described.set(chat, describeConnection(spec, calls.ollamaBaseUrl));
+  if (apiKey) keys.set(chat, apiKey);
+  return chat;
+}
+
+/**
  * ChatOllama does not hand the call's AbortSignal to its HTTP client: it only notices an abort
  * when the next chunk arrives, and then aborts every request of the shared client. So
  * streamAnswer puts the call's signal here and this fetch joins it to each request, which makes
@@ -47,13 +71,13 @@ export function createChatModelFromConfig(config: ChatModelConfig): BaseChatMode
  */
 const callSignal = new AsyncLocalStorage<AbortSignal>();
 
-function abortableFetch(timeoutMs: number): typeof fetch {
+function abortableFetch(timeoutMs: number, inner: typeof fetch = fetch): typeof fetch {
   return async (input, init) => {
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(new Error(`no response within ${timeoutMs} ms`)), timeoutMs);
     const signals = [init?.signal, callSignal.getStore(), timeout.signal].filter((s): s is AbortSignal => !!s);
     try {
-      return await fetch(input, { ...init, signal: AbortSignal.any(signals) });
+      return await inner(input, { ...init, signal: AbortSignal.any(signals) });
     } finally {
       clearTimeout(timer);
     }
@@ -184,18 +208,25 @@ export interface TokenUsage {
 export async function* streamAnswer(model: BaseChatModel, messages: BaseMessage[], signal: AbortSignal, onUsage?: (usage: TokenUsage) => void): AsyncGenerator<string> {
   if (signal.aborted) return;
   const describe = describeChatModel(model);
+  const reported: TokenUsage = { prompt: 0, completion: 0 };
   try {
     const stream = await callSignal.run(signal, () => model.stream(messages, { signal }));
     for await (const chunk of stream) {
       // The usage report comes as a chunk of its own (OpenAI's last chunk, Ollama's final one).
+      // Anthropic reports twice: message_start (the input, output 1) and message_delta (the output
+      // so far, input 0); each figure is the largest reported, never a sum.
       const usage = chunk.usage_metadata;
-      if (usage && onUsage) onUsage({ prompt: usage.input_tokens, completion: usage.output_tokens });
+      if (usage && onUsage) {
+        reported.prompt = Math.max(reported.prompt, usage.input_tokens);
+        reported.completion = Math.max(reported.completion, usage.output_tokens);
+        onUsage({ ...reported });
+      }
       const text = chunk.text;
       if (text) yield text;
     }
   } catch (err) {
     if (signal.aborted) return;
-    throw new ChatModelUnavailable(modelFailure(describe, err));
+    throw new ChatModelUnavailable(withoutKey(modelFailure(describe, err), keys.get(model) ?? null));
   }
 }
 

@@ -1,4 +1,5 @@
 import { commonConfig, env, parseConfig } from '@sa/config';
+import { webhookSecretKeyConfig } from '@sa/secret-box';
 
 export const loadChatConfig = (source: Record<string, string | undefined> = process.env) =>
   parseConfig(
@@ -12,6 +13,8 @@ export const loadChatConfig = (source: Record<string, string | undefined> = proc
       maxTurnMs: env.int('CHAT_MAX_TURN_MS', 120000, { min: 1000 }),
       /** Issue 19: longest list of top and of unanswered questions the console's Analytics page gets. */
       analyticsQuestions: env.int('CHAT_ANALYTICS_QUESTIONS', 20, { min: 1, max: 100 }),
+      /** Issue 32: the key that opens the sealed keys of the workspaces' model connections (WEBHOOK_SECRET_KEY, as the bots service). */
+      secretKey: webhookSecretKeyConfig,
     },
     source,
   );

@@ -15,7 +15,9 @@ import { extractiveAnswer } from '../answer/extractive-responder';
 import { wantsHuman } from '../answer/handoff';
 import { resolveReplyLanguage } from '../answer/language';
 import { phrase } from '../answer/phrases';
-import { CHAT_LOGGER, CHAT_MODEL } from '../chat.tokens';
+import { BOT_MODELS, CHAT_LOGGER } from '../chat.tokens';
+import type { BotModels } from '../answer/bot-models';
+import { ChatModelUnavailable } from '../answer/chat-model.exception';
 import { CHAT_CONFIG, ChatConfig } from '../config/chat.config';
 import { MessagesRepository, QuotaReservation } from '../conversations/messages.repository';
 import { passageRecords } from '../conversations/message-passages';
@@ -43,6 +45,8 @@ interface Turn {
   /** performance.now() at the start, once retrieval answered, and at the first text; the provider's token report. */
   clock: { started: number; retrieved: number; firstText: number | null };
   usage: TokenUsage | null;
+  /** The bot's model (its workspace connection or the installation's); null: extractive. */
+  model: BaseChatModel | null;
 }
 
 /** Why generation stopped early: the visitor went away, the turn's time limit, or a shutdown. */
@@ -71,7 +75,7 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     private readonly tokens: TokenUsageRepository,
     @InjectDataSource() private readonly ds: DataSource,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
-    @Inject(CHAT_MODEL) private readonly model: BaseChatModel | null,
+    @Inject(BOT_MODELS) private readonly models: BotModels,
     @Inject(CHAT_CONFIG) private readonly config: ChatConfig,
     @Inject(CHAT_LOGGER) private readonly logger: Logger,
   ) {}
@@ -129,7 +133,7 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     const passages = searchR.value;
     const { language, detected } = resolveReplyLanguage({ requested: req.language, text: req.message, botLanguage: bot?.language ?? 'en' });
     const abort = new AbortController();
-    const turn: Turn = { ctx, req, sessionId, bot, language, detected, passages, abort, release: () => bucket.release(), playground, clock, usage: null };
+    const turn: Turn = { ctx, req, sessionId, bot, language, detected, passages, abort, release: () => bucket.release(), playground, clock, usage: null, model: this.models.for(bot) };
     const done = this.run(turn).finally(() => this.running.delete(req.turnId));
     this.running.set(req.turnId, { abort, done });
     return { turn_id: req.turnId, session_id: sessionId, chatbot_id: bot?.id ?? null, language };
@@ -205,7 +209,7 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
       if (wantsHuman(req.message, turn.language)) {
         handoff = 'explicit';
         reply.push(phrase('handoff', turn.language));
-      } else if (this.model) {
+      } else if (turn.model) {
         const result = await this.generate(turn, (piece) => reply.push(piece));
         unanswered = result.unanswered;
         if (result.handoff) handoff = 'detected';
@@ -223,6 +227,9 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
       if (!abort.signal.aborted) {
         this.logger.error({ request_id: turn.ctx.requestId, err: (err as Error).message }, 'answer generation failed');
         failure = { code: 'internal_error', message: 'The answer could not be completed' };
+        // The provider failed before a word of the answer (refused, unreachable, unknown model):
+        // nothing is stored or charged (issue 32), the stream ends with the error.
+        if (err instanceof ChatModelUnavailable && !reply.text) failure = { code: 'service_unavailable', message: "The bot's model is unavailable; nothing was stored or counted" };
       }
     } finally {
       clearTimeout(timer);
@@ -233,6 +240,12 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     if (turn.playground) {
       // Stored nowhere, counted nowhere: the end says why the bot answered as it did.
       publish(failure ? { type: 'error', ...failure, stored: false } : { type: 'end', assistant_message_id: req.turnId, unanswered, source_urls: sources, diagnostics: this.diagnostics(turn, unanswered) });
+      return;
+    }
+
+    if (failure?.code === 'service_unavailable' && !reply.text && !abort.signal.aborted) {
+      await this.giveBack(turn);
+      publish({ type: 'error', ...failure, stored: false });
       return;
     }
 
@@ -286,7 +299,7 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     let handoff = false;
     let signalled = false;
     let unanswered = turn.passages.length === 0;
-    const deltas = withoutControlTokens(streamAnswer(this.model!, messages, turn.abort.signal, (usage) => (turn.usage = usage)), (token) => {
+    const deltas = withoutControlTokens(streamAnswer(turn.model!, messages, turn.abort.signal, (usage) => (turn.usage = usage)), (token) => {
       if (token === 'handoff') handoff = true;
       else unanswered = signalled = true;
     });
@@ -307,7 +320,7 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
       language: turn.language,
       detected_language: turn.detected,
       unanswered,
-      model: this.model ? describeChatModel(this.model) : 'extractive',
+      model: turn.model ? describeChatModel(turn.model) : 'extractive',
       tokens: turn.usage,
       timings: { retrieval_ms: ms(turn.clock.retrieved), first_text_ms: turn.clock.firstText === null ? null : ms(turn.clock.firstText), total_ms: ms(performance.now()) },
     };
