@@ -647,6 +647,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{workspaceId}/embedding": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's embedding model
+         * @description Which model the knowledge is embedded with, and the progress of a switch.
+         *
+         *     Required role: `member` or above.
+         */
+        get: operations["getEmbeddingSettings"];
+        /**
+         * Switch the embedding model
+         * @description The connection is tried once first (a refusal is a 400 saying why). The knowledge is then re-embedded in the background; the old index answers until the new one is complete.
+         *
+         *     Required role: `admin` or above.
+         */
+        put: operations["updateEmbeddingSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspaceId}/handoffs": {
         parameters: {
             query?: never;
@@ -1083,6 +1111,84 @@ export interface paths {
         patch: operations["changeMemberRole"];
         trace?: never;
     };
+    "/workspaces/{workspaceId}/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Model connections
+         * @description The provider connections of the workspace, oldest first. Keys are never shown: `has_key` says whether one is set.
+         *
+         *     Required role: `member` or above.
+         */
+        get: operations["listModelConnections"];
+        put?: never;
+        /**
+         * Add a model connection
+         * @description OpenAI-compatible (base URL, key, model), Anthropic or Ollama. The key is stored encrypted and never shown again. 409 `conflict`: the name is taken, or the workspace has 20.
+         *
+         *     Required role: `admin` or above.
+         */
+        post: operations["createModelConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/models/{connectionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a model connection
+         * @description Its bots go back to the installation's model. 409 `conflict` while the workspace's knowledge is embedded with it.
+         *
+         *     Required role: `admin` or above.
+         */
+        delete: operations["deleteModelConnection"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a model connection
+         * @description Members left out stay as they are; a new `api_key` replaces the stored one, `api_key: null` removes it. Bots using it answer through the change from their next turn.
+         *
+         *     Required role: `admin` or above.
+         */
+        patch: operations["updateModelConnection"];
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/models/{connectionId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test a model connection
+         * @description One tiny request to the provider. Its refusal (bad key, unknown model, unreachable, blocked) is the result's `message`, with `ok: false`.
+         *
+         *     Required role: `admin` or above.
+         */
+        post: operations["testModelConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspaceId}/token-budget": {
         parameters: {
             query?: never;
@@ -1460,8 +1566,15 @@ export interface components {
             fallback_reply: string | null;
             /** @description Up to 4000 characters; empty: none. Added to the system prompt after the grounding rules, which they cannot remove. Needs a chat model. */
             instructions: string;
+            /**
+             * Format: uuid
+             * @description The workspace's model connection the bot answers through; null: the installation's chat model.
+             */
+            model_connection_id: string | null;
             /** @description Up to 4 questions the widget offers as buttons before the first message. */
             starter_questions: string[];
+            /** @description 0 to 2; null: the installation's default. */
+            temperature: number | null;
             /**
              * Format: date-time
              * @description Last change; null: never changed (defaults).
@@ -1476,8 +1589,15 @@ export interface components {
             fallback_reply?: string | null;
             /** @description 0 to 4000 characters; empty removes them. */
             instructions?: string;
+            /**
+             * Format: uuid
+             * @description A model connection of the workspace (Models page); null: the installation's chat model.
+             */
+            model_connection_id?: string | null;
             /** @description At most 4, each 1 to 150 characters, not only white space; stored trimmed, without duplicates. */
             starter_questions?: string[];
+            /** @description 0 to 2; null: the installation's default. */
+            temperature?: number | null;
         };
         /** @description Knowledge pages of one bot, as the pages-per-bot limit counts them. */
         BotPages: {
@@ -1762,6 +1882,42 @@ export interface components {
             status_code: number | null;
             /** @enum {string} */
             trigger: "event" | "manual";
+        };
+        /** @description The workspace's embedding model. Changing it re-embeds the knowledge in the background; the old index answers until the new one is complete. */
+        EmbeddingSettings: {
+            /** Format: date-time */
+            completed_at: string | null;
+            /**
+             * Format: uuid
+             * @description The connection the knowledge is embedded with; null: the installation's default embedder.
+             */
+            connection_id: string | null;
+            /** @description Documents embedded with the new model so far, and how many there are. */
+            done: number;
+            /** @description Which embedder produced the index searched now, e.g. hashing:hashing-v1:384. */
+            embedder: string;
+            error: string | null;
+            /** Format: date-time */
+            started_at: string | null;
+            /**
+             * @description ready: nothing to do; reindexing: a new index is being filled; failed: the last change could not complete (see error), the old index still answers.
+             * @enum {string}
+             */
+            status: "ready" | "reindexing" | "failed";
+            /**
+             * Format: uuid
+             * @description The connection being switched to while reindexing (or that failed); null: the default embedder or none.
+             */
+            target_connection_id: string | null;
+            total: number;
+        };
+        /** @description Switch the embedding model. Unknown members are rejected (400). */
+        EmbeddingSettingsUpdate: {
+            /**
+             * Format: uuid
+             * @description An openai or ollama connection of the workspace; null: the installation's default embedder.
+             */
+            connection_id: string | null;
         };
         /** @description The general error object; all members are optional. */
         ErrorObject: {
@@ -2051,6 +2207,73 @@ export interface components {
             text: string;
             /** @description The document's title then, or null. */
             title: string | null;
+        };
+        /** @description A provider connection of the workspace. The key is write-only: only whether one is set is shown. */
+        ModelConnection: {
+            /** @description Null: the provider's own (https://api.openai.com/v1, https://api.anthropic.com, or the installation's OLLAMA_BASE_URL). */
+            base_url: string | null;
+            /** @description Bots answering through it. */
+            bots: number;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Whether the workspace's knowledge is embedded with it. */
+            embeddings: boolean;
+            /** @description Whether a key is stored. The key itself is never returned. */
+            has_key: boolean;
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description openai: the OpenAI API or any OpenAI-compatible server (Azure, OpenRouter, Groq, vLLM, LM Studio); anthropic; ollama.
+             * @enum {string}
+             */
+            kind: "openai" | "anthropic" | "ollama";
+            /** @description The provider's model name, e.g. gpt-4o-mini, claude-haiku-4-5, llama3.2. */
+            model: string;
+            /** @description Shown in the model pickers. User text: render it as text. */
+            name: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A new connection. Unknown members are rejected (400). */
+        ModelConnectionCreate: {
+            /** @description Write-only: stored encrypted, never shown again. Required for api.openai.com and Anthropic. */
+            api_key?: string;
+            /**
+             * Format: uri
+             * @description http or https; left out: the provider's own. A private address (a local Ollama) needs the operator's OUTBOUND_ALLOW_CIDRS.
+             */
+            base_url?: string | null;
+            /** @enum {string} */
+            kind: "openai" | "anthropic" | "ollama";
+            /** @description 1 to 200 characters. */
+            model: string;
+            /** @description 1 to 80 characters. */
+            name: string;
+        };
+        /** @description What to try the connection for. */
+        ModelConnectionTest: {
+            /**
+             * @description chat (default): one tiny chat request; embeddings: one short text embedded.
+             * @enum {string}
+             */
+            use?: "chat" | "embeddings";
+        };
+        /** @description The outcome of one tiny request to the provider. A refusal is a result (ok false), not an error of this API. */
+        ModelConnectionTestResult: {
+            latency_ms: number;
+            /** @description What happened, for people: "Connected: …" or why not (bad key, unknown model, unreachable, blocked by the outbound policy). */
+            message: string;
+            ok: boolean;
+            /** @description The provider's HTTP status; null when none came (unreachable, blocked, timed out). */
+            status: number | null;
+        };
+        /** @description A change; members left out stay as they are. `api_key: null` removes the key. Unknown members are rejected (400). */
+        ModelConnectionUpdate: {
+            api_key?: string | null;
+            /** Format: uri */
+            base_url?: string | null;
+            model?: string;
+            name?: string;
         };
         /** @description An authorization request waiting for the person's Allow or Deny. */
         OauthInteraction: {
@@ -4632,6 +4855,139 @@ export interface operations {
             };
         };
     };
+    getEmbeddingSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The embedding settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EmbeddingSettings"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    updateEmbeddingSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmbeddingSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description The embedding settings, reindexing. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EmbeddingSettings"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
     listHandoffs: {
         parameters: {
             query?: {
@@ -6232,6 +6588,380 @@ export interface operations {
             };
             /** @description `conflict` or `last_owner`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    listModelConnections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connections. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ModelConnection"][];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    createModelConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModelConnectionCreate"];
+            };
+        };
+        responses: {
+            /** @description The connection. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ModelConnection"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `conflict` or `last_owner`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    deleteModelConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `conflict` or `last_owner`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    updateModelConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModelConnectionUpdate"];
+            };
+        };
+        responses: {
+            /** @description The connection as saved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ModelConnection"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `conflict` or `last_owner`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    testModelConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                connectionId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModelConnectionTest"];
+            };
+        };
+        responses: {
+            /** @description What the provider said. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ModelConnectionTestResult"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

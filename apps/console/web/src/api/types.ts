@@ -60,3 +60,12 @@ export type BotBehaviour = Ok<WP<'/bots/{botId}/behaviour'>, 'get'>['data'];
 export type UpdateBotBehaviour = Body<WP<'/bots/{botId}/behaviour'>, 'patch'>;
 export type PlaygroundTurn = Body<WP<'/bots/{botId}/playground'>, 'post'>;
 export type PlaygroundBehaviour = NonNullable<PlaygroundTurn['behaviour']>;
+// Issue 32: the Models page (provider connections, the embedding model).
+export type ModelConnection = Item<Ok<WP<'/models'>, 'get'>>;
+export type ModelKind = ModelConnection['kind'];
+export type CreateModelConnection = Body<WP<'/models'>, 'post'>;
+export type UpdateModelConnection = Body<WP<'/models/{connectionId}'>, 'patch'>;
+export type TestModelConnection = Body<WP<'/models/{connectionId}/test'>, 'post'>;
+export type ModelConnectionTestResult = Ok<WP<'/models/{connectionId}/test'>, 'post'>['data'];
+export type EmbeddingSettings = Ok<WP<'/embedding'>, 'get'>['data'];
+export type UpdateEmbeddingSettings = Body<WP<'/embedding'>, 'put'>;

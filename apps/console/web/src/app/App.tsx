@@ -29,6 +29,7 @@ import { TokensPage } from '../pages/tokens/TokensPage';
 import { WebhookPage } from '../pages/webhook/WebhookPage';
 import { WebhooksPage } from '../pages/webhooks/WebhooksPage';
 import { KnowledgePage } from '../pages/knowledge/KnowledgePage';
+import { ModelsPage } from '../pages/models/ModelsPage';
 import { WidgetPage } from '../pages/widget/WidgetPage';
 import { WorkspacePage } from '../pages/workspace/WorkspacePage';
 import { createQueryClient } from './query-client';
@@ -79,6 +80,7 @@ const router = createBrowserRouter([
           { path: 'bots/:botId', element: <BotPage /> },
           { path: 'analytics', element: <AnalyticsPage /> },
           { path: 'knowledge', element: <KnowledgePage /> },
+          { path: 'models', element: <ModelsPage /> },
           { path: 'connections', element: <ConnectionsPage /> },
           { path: 'members', element: <MembersPage /> },
           { path: 'workspace', element: <WorkspacePage /> },

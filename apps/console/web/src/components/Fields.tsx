@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import type { InputHTMLAttributes, ReactNode } from 'react';
 import { Checkbox, FieldError, Input, Label, Radio, RadioGroup, Text, TextArea, TextField, type TextFieldProps } from 'react-aria-components';
 
 interface TextInputProps extends Omit<TextFieldProps, 'children' | 'className'> {
@@ -21,15 +21,26 @@ function DescriptionAndError({ description }: { description?: ReactNode }) {
   );
 }
 
-/** A labelled text input with its description and validation message. */
-export function TextInput({ label, description, placeholder, ...props }: TextInputProps) {
+/**
+ * A labelled text input with its description and validation message. `markOptional: false` when an
+ * empty value means something of its own (the description says what); `inputProps` for a number
+ * input's bounds (`min`, `max`, `step`).
+ */
+export function TextInput({
+  label,
+  description,
+  placeholder,
+  markOptional = true,
+  inputProps,
+  ...props
+}: TextInputProps & { markOptional?: boolean; inputProps?: Pick<InputHTMLAttributes<HTMLInputElement>, 'min' | 'max' | 'step' | 'inputMode'> }) {
   return (
     <TextField className="field" {...props}>
       <Label className="field__label">
         {label}
-        {props.isRequired ? null : <span className="field__optional"> (optional)</span>}
+        {props.isRequired || !markOptional ? null : <span className="field__optional"> (optional)</span>}
       </Label>
-      <Input className="field__input" placeholder={placeholder} />
+      <Input className="field__input" placeholder={placeholder} {...inputProps} />
       <DescriptionAndError description={description} />
     </TextField>
   );
@@ -99,15 +110,31 @@ export function SelectInput({ label, value, onChange, options, description, id, 
   );
 }
 
+function CheckboxBox() {
+  return (
+    <span className="checkbox__box" aria-hidden="true">
+      <svg viewBox="0 0 18 18" focusable="false">
+        <polyline points="3.5 9.5 7.5 13 14.5 5" />
+      </svg>
+    </span>
+  );
+}
+
 /** A checkbox whose accessible name is exactly its visible label. */
 export function CheckboxItem({ value, children, isDisabled }: { value: string; children: ReactNode; isDisabled?: boolean }) {
   return (
     <Checkbox value={value} className="checkbox" isDisabled={isDisabled}>
-      <span className="checkbox__box" aria-hidden="true">
-        <svg viewBox="0 0 18 18" focusable="false">
-          <polyline points="3.5 9.5 7.5 13 14.5 5" />
-        </svg>
-      </span>
+      <CheckboxBox />
+      <span className="checkbox__label">{children}</span>
+    </Checkbox>
+  );
+}
+
+/** A checkbox on its own (not in a group), named exactly by its visible label. */
+export function CheckboxField({ isSelected, onChange, children, isDisabled, name }: { isSelected: boolean; onChange: (selected: boolean) => void; children: ReactNode; isDisabled?: boolean; name?: string }) {
+  return (
+    <Checkbox className="checkbox" isSelected={isSelected} onChange={onChange} isDisabled={isDisabled} name={name}>
+      <CheckboxBox />
       <span className="checkbox__label">{children}</span>
     </Checkbox>
   );

@@ -4,6 +4,7 @@ const ENTRIES = [
   { to: 'get-started', label: 'Get started' },
   { to: 'bots', label: 'Bots' },
   { to: 'knowledge', label: 'Knowledge' },
+  { to: 'models', label: 'Models' },
   { to: 'conversations', label: 'Conversations' },
   { to: 'handoff', label: 'Handoff' },
   { to: 'leads', label: 'Leads' },
