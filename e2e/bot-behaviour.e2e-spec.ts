@@ -71,7 +71,7 @@ describe('bot behaviour: instructions, fallback reply, answer length, starter qu
   it('a member reads the defaults and may not change them; bad values are 400 with the field; an owner saves (trimmed, repeats dropped)', async () => {
     const read = await member.get(behaviour());
     expect(read.status).toBe(200);
-    expect(read.body.data).toEqual({ chatbot_id: botId, instructions: '', fallback_reply: null, answer_length: 'normal', starter_questions: [], updated_at: null });
+    expect(read.body.data).toEqual({ chatbot_id: botId, instructions: '', fallback_reply: null, answer_length: 'normal', starter_questions: [], model_connection_id: null, temperature: null, updated_at: null });
     expect((await member.patch(behaviour(), { instructions: 'Be rude.' })).status).toBe(403);
 
     const bad: [unknown, string][] = [
