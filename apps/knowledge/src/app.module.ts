@@ -2,15 +2,23 @@ import { Module } from '@nestjs/common';
 import { BLOB_STORE, createBlobStore } from '@sa/blob-storage';
 import { DatabaseModule } from '@sa/db';
 import { createLogger } from '@sa/logging';
+import { connectionCalls } from '@sa/llm-config';
+import { MessagingModule, RpcClient } from '@sa/messaging';
 import { OpsModule } from '@sa/ops';
-import { MessagingModule } from '@sa/messaging';
 import { outboundPolicyFromEnv } from '@sa/net-guard';
+import { SecretBox } from '@sa/secret-box';
 import { KNOWLEDGE_CONFIG, loadKnowledgeConfig } from './config/knowledge.config';
 import { DocumentsHandler } from './documents/documents.handler';
 import { DocumentsRepository } from './documents/documents.repository';
 import { DocumentsService } from './documents/documents.service';
 import { ResyncScheduler } from './documents/resync.scheduler';
-import { createEmbeddings } from './embeddings/embeddings.factory';
+import { EmbeddingSettingsHandler } from './embeddings/embedding-settings.handler';
+import { EmbeddingSettingsService } from './embeddings/embedding-settings.service';
+import { loadEmbeddingsConfig } from './embeddings/embeddings.config';
+import { type EmbedderChoice, createEmbeddings } from './embeddings/embeddings.factory';
+import { ReembedWorker } from './embeddings/reembed.worker';
+import { WorkspaceEmbedders } from './embeddings/workspace-embedders';
+import { WorkspaceEmbeddersRepository } from './embeddings/workspace-embedders.repository';
 import { KnowledgeFileReader } from './files/knowledge-file-reader';
 import { KnowledgeFilesHandler } from './files/knowledge-files.handler';
 import { KnowledgeFilesRepository } from './files/knowledge-files.repository';
@@ -32,12 +40,22 @@ const config = loadKnowledgeConfig();
     MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'knowledge', connectionName: 'knowledge' }),
     OpsModule.forService('knowledge', config),
   ],
-  controllers: [DocumentsHandler, SearchHandler, KnowledgeFilesHandler],
+  controllers: [DocumentsHandler, SearchHandler, KnowledgeFilesHandler, EmbeddingSettingsHandler],
   providers: [
     { provide: KNOWLEDGE_CONFIG, useValue: config },
     { provide: KNOWLEDGE_LOGGER, useValue: createLogger('knowledge', { level: config.logLevel }) },
     { provide: EMBEDDER, useFactory: () => createEmbeddings() },
     { provide: OUTBOUND_POLICY, useFactory: () => outboundPolicyFromEnv() },
+    WorkspaceEmbeddersRepository,
+    {
+      // Issue 32: a workspace's own embedding model; its calls go through the outbound guard (OUTBOUND_*, MODEL_CONNECTION_*).
+      provide: WorkspaceEmbedders,
+      inject: [EMBEDDER, WorkspaceEmbeddersRepository, RpcClient],
+      useFactory: (installation: EmbedderChoice, repository: WorkspaceEmbeddersRepository, rpc: RpcClient) =>
+        new WorkspaceEmbedders(installation, repository, rpc, { box: new SecretBox(config.secretKey.key), calls: connectionCalls(), batchSize: loadEmbeddingsConfig().embeddingsBatchSize }),
+    },
+    EmbeddingSettingsService,
+    ReembedWorker,
     ...vectorStoreProviders,
     DocumentsRepository,
     DocumentsService,

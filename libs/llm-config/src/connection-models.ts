@@ -60,16 +60,18 @@ export function connectionChatModel(spec: ModelConnectionSpec, o: ConnectionClie
     return new (langchainOllama().ChatOllama)({ model: spec.model, baseUrl, temperature: o.temperature, numPredict: o.maxTokens, streaming: true, fetch: o.fetch });
   }
   // The Chat Completions wire format, always (see chat-model.ts in the chat app).
-  return new (langchainOpenAi().ChatOpenAICompletions)({
+  return new (langchainOpenAi().ChatOpenAICompletions)({ ...openAiOptions(spec, o), temperature: o.temperature, maxTokens: o.maxTokens, streaming: true });
+}
+
+/** What every OpenAI client of a connection takes: the model, the key (never the environment's), the timeout, retries, base URL and fetch. */
+function openAiOptions(spec: ModelConnectionSpec, o: ConnectionClientOptions) {
+  return {
     model: spec.model,
     apiKey: o.apiKey ?? 'unused',
     timeout: o.timeoutMs,
     maxRetries: o.maxRetries,
-    temperature: o.temperature,
-    maxTokens: o.maxTokens,
-    streaming: true,
-    configuration: { baseURL: baseUrl, fetch: o.fetch },
-  });
+    configuration: { baseURL: connectionBaseUrl(spec, o.ollamaBaseUrl), fetch: o.fetch },
+  };
 }
 
 /** An embedder for the connection (openai or ollama: Anthropic has no embeddings API). */
@@ -78,15 +80,11 @@ export function connectionEmbeddings(spec: ModelConnectionSpec, o: ConnectionCli
   if (spec.kind === 'ollama') return new (langchainOllama().OllamaEmbeddings)({ model: spec.model, baseUrl, maxRetries: o.maxRetries, fetch: o.fetch });
   if (spec.kind === 'openai') {
     return new (langchainOpenAi().OpenAIEmbeddings)({
-      model: spec.model,
-      apiKey: o.apiKey ?? 'unused',
-      timeout: o.timeoutMs,
-      maxRetries: o.maxRetries,
+      ...openAiOptions(spec, o),
       batchSize: o.batchSize,
       // As the installation's embedder: floats (not every compatible server speaks base64), newlines kept.
       encodingFormat: 'float',
       stripNewLines: false,
-      configuration: { baseURL: baseUrl, fetch: o.fetch },
     });
   }
   throw new Error(`a ${spec.kind} connection cannot embed`);
@@ -124,6 +122,10 @@ export function explainConnectionFailure(err: unknown, apiKey: string | null): {
   return { status: null, message: `Unreachable: ${said}` };
 }
 
+/** How long "Test connection" waits for the provider (the console waits a little longer for the answer: TEST_RPC_TIMEOUT_MS). */
+export const TEST_TIMEOUT_MS = 20_000;
+export const TEST_RPC_TIMEOUT_MS = TEST_TIMEOUT_MS + 5_000;
+
 /**
  * One tiny request to the connection ("Test connection"): a chat model is asked for one word, an
  * embedding model embeds one short text. A refusal is a result, not a thrown error.
@@ -131,17 +133,32 @@ export function explainConnectionFailure(err: unknown, apiKey: string | null): {
 export async function testConnection(spec: ModelConnectionSpec, use: ModelUse, o: ConnectionClientOptions): Promise<ModelConnectionTestResult> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  try {
+  const limit = Math.min(o.timeoutMs, TEST_TIMEOUT_MS);
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), limit);
+  // The whole test is bounded (a server may send headers and then nothing); the guard closes what is left.
+  const late = new Promise<ModelConnectionTestResult>((resolve) =>
+    abort.signal.addEventListener('abort', () => resolve({ ok: false, status: null, message: `No answer in time: nothing within ${limit} ms.`, latency_ms: elapsed() }), { once: true }),
+  );
+  const attempt = async (): Promise<ModelConnectionTestResult> => {
+    const options = { ...o, timeoutMs: limit, maxRetries: 0 };
     if (use === 'embeddings') {
-      const vector = await connectionEmbeddings(spec, { ...o, maxRetries: 0 }).embedQuery('connection test');
+      const vector = await connectionEmbeddings(spec, options).embedQuery('connection test');
       if (!Array.isArray(vector) || vector.length === 0) return { ok: false, status: 200, message: 'The provider answered without a vector.', latency_ms: elapsed() };
       return { ok: true, status: 200, message: `Connected: ${spec.model} embeds into ${vector.length} dimensions.`, latency_ms: elapsed() };
     }
     const { HumanMessage } = langchainMessages();
-    const model = connectionChatModel(spec, { ...o, maxRetries: 0, maxTokens: 5, temperature: 0 });
-    await model.invoke([new HumanMessage('Reply with the single word OK.')]);
+    const model = connectionChatModel(spec, { ...options, maxTokens: 5, temperature: 0 });
+    // Streamed, as answers are (invoke() on a streaming ChatOpenAICompletions never settles).
+    for await (const chunk of await model.stream([new HumanMessage('Reply with the single word OK.')], { signal: abort.signal })) void chunk;
     return { ok: true, status: 200, message: `Connected: ${spec.model} answered.`, latency_ms: elapsed() };
+  };
+  try {
+    return await Promise.race([attempt(), late]);
   } catch (err) {
     return { ok: false, ...explainConnectionFailure(err, o.apiKey), latency_ms: elapsed() };
+  } finally {
+    clearTimeout(timer);
+    abort.abort();
   }
 }

@@ -21,6 +21,8 @@ export {
   connectionEmbeddings,
   describeConnection,
   explainConnectionFailure,
+  TEST_RPC_TIMEOUT_MS,
+  TEST_TIMEOUT_MS,
   testConnection,
   withoutKey,
 } from './connection-models';

@@ -12,6 +12,7 @@ import {
   WorkspaceParams,
 } from '@sa/contracts';
 import { dto } from '@sa/edge';
+import { TEST_RPC_TIMEOUT_MS } from '@sa/llm-config';
 import { RpcClient } from '@sa/messaging';
 import { ConsoleAudit } from '../audit/console-audit';
 import { ConsoleCaller, ConsoleCallerInfo, ConsoleRoute, workspaceOf } from '../auth/console-route.decorator';
@@ -97,7 +98,7 @@ export class ModelsController {
     @Param(dto(ModelConnectionParams, 'path')) params: ModelConnectionParams,
     @Body(dto(TestModelConnectionBody, 'body')) body: TestModelConnectionBody,
   ): Promise<{ data: ModelConnectionTestResult }> {
-    const result = await this.rpc.send('bots.model.test', { ...body, connectionId: params.connectionId }, workspaceOf(caller).ctx);
+    const result = await this.rpc.send('bots.model.test', { ...body, connectionId: params.connectionId }, workspaceOf(caller).ctx, { timeoutMs: TEST_RPC_TIMEOUT_MS });
     await this.audit.record(caller, 'model.connection_tested', 'model_connection', params.connectionId, { use: body.use ?? 'chat', ok: result.ok, status: result.status });
     return { data: result };
   }
@@ -125,7 +126,7 @@ export class ModelsController {
     @Param(dto(WorkspaceParams, 'path')) _params: WorkspaceParams,
     @Body(dto(UpdateEmbeddingSettingsBody, 'body')) body: UpdateEmbeddingSettingsBody,
   ): Promise<{ data: EmbeddingSettingsView }> {
-    const saved = await this.rpc.send('knowledge.embedding.update', body, workspaceOf(caller).ctx);
+    const saved = await this.rpc.send('knowledge.embedding.update', body, workspaceOf(caller).ctx, { timeoutMs: TEST_RPC_TIMEOUT_MS });
     await this.audit.record(caller, 'model.embedding_changed', 'workspace', workspaceOf(caller).ctx.tenantId, { connection_id: body.connection_id, status: saved.status });
     return { data: saved };
   }

@@ -1,5 +1,6 @@
 import { blobStorageConfig } from '@sa/blob-storage';
 import { commonConfig, ConfigError, env, parseConfig } from '@sa/config';
+import { webhookSecretKeyConfig } from '@sa/secret-box';
 
 export const loadKnowledgeConfig = (source: Record<string, string | undefined> = process.env) => {
   const config = parseConfig(
@@ -18,6 +19,17 @@ export const loadKnowledgeConfig = (source: Record<string, string | undefined> =
       resyncBatch: env.int('KNOWLEDGE_RESYNC_BATCH', 100, { min: 1, max: 10000 }),
       /** add-qa embeds the pair before it replies, waiting at most this long (then the reply is `processing`). */
       qaInlineMs: env.int('KNOWLEDGE_QA_INLINE_MS', 3000, { min: 0, max: 60000 }),
+      // ---- Models per workspace (issue 32): a workspace's own embedding model ----
+      /** The key that opens the sealed keys of the workspaces' model connections (WEBHOOK_SECRET_KEY, as the bots service). */
+      secretKey: webhookSecretKeyConfig,
+      /**
+       * Chunks re-embedded per step when a workspace switches models: the step's documents are
+       * locked (no re-sync or delete meanwhile) while they are embedded, and progress is saved after
+       * it. Requests to the model carry EMBEDDINGS_BATCH_SIZE texts each.
+       */
+      reembedBatch: env.int('KNOWLEDGE_REEMBED_BATCH', 64, { min: 1, max: 4096 }),
+      /** How often a replica looks for switches to run (one it started itself runs at once; this picks up the rest and resumes after a restart). */
+      reembedPollMs: env.int('KNOWLEDGE_REEMBED_POLL_MS', 5000, { min: 50, max: 3_600_000 }),
       maxListed: env.int('KB_LIST_LIMIT', 500, { min: 1, max: 5000 }),
       /** Where chunk vectors live: the embedded PostgreSQL default, or Qdrant. */
       vectorStore: env.oneOf('VECTOR_STORE', ['postgres', 'qdrant'] as const, 'postgres'),

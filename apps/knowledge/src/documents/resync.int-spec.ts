@@ -11,6 +11,8 @@ import { outboundPolicy } from '@sa/net-guard';
 import { createTestDatabase, startRoutedSite, type RoutedSite } from '@sa/testing';
 import { KnowledgeConfig, loadKnowledgeConfig } from '../config/knowledge.config';
 import { createEmbeddings, type EmbedderChoice } from '../embeddings/embeddings.factory';
+import { WorkspaceEmbedders } from '../embeddings/workspace-embedders';
+import { WorkspaceEmbeddersRepository } from '../embeddings/workspace-embedders.repository';
 import { DocumentClaimsRepository } from '../pipeline/document-claims.repository';
 import { DocumentProcessor } from '../pipeline/document-processor';
 import { IngestionWorker } from '../pipeline/ingestion.worker';
@@ -75,11 +77,13 @@ beforeAll(async () => {
   documents = new DocumentsRepository(ds);
   claims = new DocumentClaimsRepository(ds);
   const store = new PostgresVectorStore(pool);
-  processor = new DocumentProcessor(store, counting, outboundPolicy({ allowCidrs: ['127.0.0.1/32'], allowedPorts: [site.port], timeoutMs: 10_000 }), claims, logger, new KnowledgeFileReader(new KnowledgeFilesRepository(ds), new FilesystemBlobStore(path.join(tmpdir(), 'kb-resync-int')), config));
+  // No workspace here chooses a model connection: the installation's embedder, no bots service, no keys.
+  const embedders = new WorkspaceEmbedders(counting, new WorkspaceEmbeddersRepository(ds), null as never, { box: null as never, calls: null as never, batchSize: 64 });
+  processor = new DocumentProcessor(store, embedders, outboundPolicy({ allowCidrs: ['127.0.0.1/32'], allowedPorts: [site.port], timeoutMs: 10_000 }), claims, logger, new KnowledgeFileReader(new KnowledgeFilesRepository(ds), new FilesystemBlobStore(path.join(tmpdir(), 'kb-resync-int')), config));
   // No request here names a bot, so nothing asks the bots service (the RpcClient is never used).
   service = new DocumentsService(documents, null as unknown as RpcClient, config, claims, processor, logger);
   handler = new DocumentsHandler(service, documents);
-  search = new SearchService(store, counting, null as unknown as RpcClient);
+  search = new SearchService(store, embedders, null as unknown as RpcClient);
   worker = new IngestionWorker(claims, processor, config, logger);
   await worker.onApplicationBootstrap();
 });

@@ -9,6 +9,11 @@ export interface CheckedEmbeddingsOptions {
   dimensions: number | null;
   /** Texts per request. Batches go one after another, which keeps a local server from being swamped. */
   batchSize: number;
+  /**
+   * A failed call in words (default: modelFailure of `describe`). A workspace connection's uses
+   * explainConnectionFailure, which also keeps its key out of the message.
+   */
+  explain?: (err: unknown) => string;
 }
 
 /**
@@ -21,6 +26,7 @@ export class CheckedEmbeddings extends Embeddings {
   private learned: number | null;
   private readonly describe: string;
   private readonly batchSize: number;
+  private readonly explain: (err: unknown) => string;
 
   constructor(
     private readonly inner: Embeddings,
@@ -30,6 +36,7 @@ export class CheckedEmbeddings extends Embeddings {
     this.describe = options.describe;
     this.learned = options.dimensions;
     this.batchSize = options.batchSize;
+    this.explain = options.explain ?? ((err) => modelFailure(this.describe, err));
   }
 
   get dimensions(): number | null {
@@ -60,7 +67,7 @@ export class CheckedEmbeddings extends Embeddings {
     try {
       return await fn();
     } catch (err) {
-      throw new EmbeddingsUnavailable(modelFailure(this.describe, err));
+      throw new EmbeddingsUnavailable(this.explain(err));
     }
   }
 

@@ -2,7 +2,7 @@ import { ServiceUnavailable } from '@sa/errors';
 
 /** The embedding provider failed or answered nonsense; the message names the provider and why. */
 export class EmbeddingsUnavailable extends ServiceUnavailable {
-  constructor(reason: string) {
+  constructor(readonly reason: string) {
     super('embeddings', reason);
   }
 }

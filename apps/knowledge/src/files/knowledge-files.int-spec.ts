@@ -16,6 +16,8 @@ import { loadKnowledgeConfig } from '../config/knowledge.config';
 import { DocumentsRepository } from '../documents/documents.repository';
 import { DocumentsService } from '../documents/documents.service';
 import { createEmbeddings, type EmbedderChoice } from '../embeddings/embeddings.factory';
+import { WorkspaceEmbedders } from '../embeddings/workspace-embedders';
+import { WorkspaceEmbeddersRepository } from '../embeddings/workspace-embedders.repository';
 import { DocumentClaimsRepository } from '../pipeline/document-claims.repository';
 import { DocumentProcessor } from '../pipeline/document-processor';
 import { IngestionWorker } from '../pipeline/ingestion.worker';
@@ -71,7 +73,8 @@ beforeAll(async () => {
   documents = new DocumentsRepository(ds);
   const claims = new DocumentClaimsRepository(ds);
   const reader = new KnowledgeFileReader(files, blobs, config);
-  const processor = new DocumentProcessor(store, gatedEmbedder(), outboundPolicy({ allowCidrs: [], allowedPorts: [] }), claims, logger, reader);
+  // No workspace here chooses a model connection: the installation's embedder, no bots service, no keys.
+  const processor = new DocumentProcessor(store, new WorkspaceEmbedders(gatedEmbedder(), new WorkspaceEmbeddersRepository(ds), null as never, { box: null as never, calls: null as never, batchSize: 64 }), outboundPolicy({ allowCidrs: [], allowedPorts: [] }), claims, logger, reader);
   // Requests here name no bot, so the bots service (bots.bot.check over NATS) is never asked.
   const documentsService = new DocumentsService(documents, null as never, config, claims, processor, logger);
   service = new KnowledgeFilesService(files, documents, documentsService, store, blobs, config, logger);

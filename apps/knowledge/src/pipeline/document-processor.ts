@@ -2,14 +2,14 @@ import { Inject, Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { GuardError, GuardedResponse, OutboundPolicy, checkUrl, guardedFetch } from '@sa/net-guard';
-import type { EmbedderChoice } from '../embeddings/embeddings.factory';
+import { type Embedder, type EmbeddingState, WorkspaceEmbedders, serviceContext } from '../embeddings/workspace-embedders';
 import { chunkText } from '../ingestion/chunking';
 import { extractWebText } from '@sa/doc-text';
 import { extractSameSiteLinks, isSitemapUrl, parseSitemap } from '../ingestion/links';
 import { RobotsCache } from '../ingestion/robots';
 import { KnowledgeFileReader } from '../files/knowledge-file-reader';
-import { EMBEDDER, KNOWLEDGE_LOGGER, OUTBOUND_POLICY } from '../knowledge.tokens';
-import { VECTOR_STORE, type VectorStore } from '../vector-store/vector-store.port';
+import { KNOWLEDGE_LOGGER, OUTBOUND_POLICY } from '../knowledge.tokens';
+import { type StoredChunk, VECTOR_STORE, type VectorStore } from '../vector-store/vector-store.port';
 import type { ClaimedDocument } from './document-claims.repository';
 import { DocumentClaimsRepository } from './document-claims.repository';
 import { PageGone, PermanentFailure, TransientFailure } from './failures';
@@ -29,6 +29,8 @@ export interface ProcessResult {
 const ACCEPT = 'text/html,application/xhtml+xml,text/plain,text/markdown,application/xml,text/xml;q=0.9,*/*;q=0.1';
 /** Sitemaps nested in a sitemap index that are followed, at most. */
 const MAX_SITEMAPS = 20;
+/** Times a document is embedded again because the workspace's embedding model changed meanwhile. */
+const MAX_INDEX_ROUNDS = 3;
 
 /**
  * One document from its source to stored, embedded chunks: text as given, or a URL fetched
@@ -39,6 +41,10 @@ const MAX_SITEMAPS = 20;
  * title and text) and embedder are those it was indexed with is not re-embedded; a changed one has
  * its chunks replaced at once (VectorStore.replaceDocument); a crawled page that answers 404/410,
  * or that its source no longer links, is removed with its chunks.
+ *
+ * Models per workspace (issue 32): chunks are embedded with the workspace's embedder, and while it
+ * switches to another model, with the new one as well, so the re-embedding run misses nothing. A
+ * document whose embedding model changed while it was embedded is embedded again with the new one.
  */
 @Injectable()
 export class DocumentProcessor {
@@ -46,7 +52,7 @@ export class DocumentProcessor {
 
   constructor(
     @Inject(VECTOR_STORE) private readonly store: VectorStore,
-    @Inject(EMBEDDER) private readonly embedder: EmbedderChoice,
+    private readonly embedders: WorkspaceEmbedders,
     @Inject(OUTBOUND_POLICY) private readonly policy: OutboundPolicy,
     private readonly claims: DocumentClaimsRepository,
     @Inject(KNOWLEDGE_LOGGER) private readonly logger: Logger,
@@ -56,6 +62,7 @@ export class DocumentProcessor {
   }
 
   async process(doc: ClaimedDocument, signal: AbortSignal): Promise<ProcessResult> {
+    const state = await this.embedders.state(doc.tenant_id);
     let text: string;
     let title = doc.title;
     let discovered = 0;
@@ -65,12 +72,12 @@ export class DocumentProcessor {
         page = await this.fetchPage(doc.source_url, signal);
       } catch (err) {
         // A crawled page that was indexed before and is gone now leaves the knowledge base.
-        if (err instanceof PageGone && doc.parent_id !== null && doc.content_hash !== null) return this.removeVanished(doc);
+        if (err instanceof PageGone && doc.parent_id !== null && doc.content_hash !== null) return this.removeVanished(doc, state);
         throw err;
       }
       if (page.sitemapUrls) {
         discovered = await this.discover(doc, page.sitemapUrls);
-        if (!page.text.trim()) return { chunkCount: 0, embedder: this.embedder.id, discovered, contentHash: null, unchanged: false, removed: false };
+        if (!page.text.trim()) return { chunkCount: 0, embedder: this.embedders.activeId(state.row), discovered, contentHash: null, unchanged: false, removed: false };
       }
       text = page.text;
       title = page.title ?? title;
@@ -82,44 +89,65 @@ export class DocumentProcessor {
       text = doc.content ?? '';
     }
     const contentHash = hashContent(title, text);
-    if (doc.content_hash === contentHash && doc.embedder === this.embedder.id && doc.chunk_count > 0) {
-      return { chunkCount: doc.chunk_count, embedder: this.embedder.id, discovered, contentHash, unchanged: true, removed: false };
+    const activeId = this.embedders.activeId(state.row);
+    if (doc.content_hash === contentHash && doc.embedder === activeId && doc.chunk_count > 0) {
+      return { chunkCount: doc.chunk_count, embedder: activeId, discovered, contentHash, unchanged: true, removed: false };
     }
     // A Q&A pair is retrieved whole: one chunk, never split.
     const chunks = doc.source_type === 'qa' ? (text.trim() ? [{ ordinal: 0, text }] : []) : await chunkText(text);
     if (!chunks.length) throw new PermanentFailure('The document has no text to index');
-    if (signal.aborted) throw new TransientFailure('cancelled');
-    let vectors: number[][];
-    try {
-      vectors = await this.embedder.embeddings.embedDocuments(chunks.map((c) => c.text));
-    } catch (err) {
-      throw new TransientFailure(`Embedding failed: ${(err as Error).message}`);
-    }
-    // A worker that lost its claim stops here; one that loses it while writing rewrites the same
-    // chunks (ids are derived from document and position), so chunks are never duplicated.
-    if (signal.aborted) throw new TransientFailure('cancelled');
-    await this.store.replaceDocument(
-      doc.tenant_id,
-      doc.id,
-      chunks.map((c, i) => ({
-        id: chunkId(doc.id, c.ordinal),
-        tenantId: doc.tenant_id,
-        documentId: doc.id,
-        chatbotId: doc.chatbot_id,
-        ordinal: c.ordinal,
-        text: c.text,
-        title,
-        sourceUrl: doc.source_url,
-        embedder: this.embedder.id,
-        vector: vectors[i],
-      })),
-    );
+    const embedder = await this.index(doc, title, chunks, state, signal);
     // Deleted while it was being embedded (knowledge.document.delete): it must not come back.
     if (!(await this.files.stillExists(doc))) {
       await this.store.deleteByDocument(doc.tenant_id, doc.id);
       throw new TransientFailure('the document was deleted while it was processed');
     }
-    return { chunkCount: chunks.length, embedder: this.embedder.id, discovered, contentHash, unchanged: false, removed: false };
+    return { chunkCount: chunks.length, embedder, discovered, contentHash, unchanged: false, removed: false };
+  }
+
+  /**
+   * Embeds the chunks with the workspace's embedder (and the one it is switching to) and stores
+   * them; again when the model changed meanwhile. Returns the id of the searched embedder.
+   */
+  private async index(doc: ClaimedDocument, title: string, chunks: { ordinal: number; text: string }[], state: EmbeddingState, signal: AbortSignal): Promise<string> {
+    const ctx = serviceContext(doc.tenant_id, `knowledge-ingest-${doc.id}`);
+    for (let round = 1; ; round++) {
+      if (signal.aborted) throw new TransientFailure('cancelled');
+      const texts = chunks.map((c) => c.text);
+      let stored: StoredChunk[];
+      let active: Embedder;
+      try {
+        const plan = await this.embedders.plan(state, ctx);
+        active = plan.active;
+        stored = this.toChunks(doc, title, chunks, active, await active.embeddings.embedDocuments(texts));
+        if (plan.target) stored.push(...this.toChunks(doc, title, chunks, plan.target, await plan.target.embeddings.embedDocuments(texts)));
+      } catch (err) {
+        throw new TransientFailure(`Embedding failed: ${(err as Error).message}`);
+      }
+      // A worker that lost its claim stops here; one that loses it while writing rewrites the same
+      // chunks (ids are derived from document, position and embedder), so chunks are never duplicated.
+      if (signal.aborted) throw new TransientFailure('cancelled');
+      await this.store.replaceDocument(doc.tenant_id, doc.id, stored);
+      const now = await this.embedders.state(doc.tenant_id);
+      if (now.key === state.key) return active.id;
+      if (round === MAX_INDEX_ROUNDS) throw new TransientFailure("the workspace's embedding model kept changing while the document was indexed");
+      state = now;
+    }
+  }
+
+  private toChunks(doc: ClaimedDocument, title: string, chunks: { ordinal: number; text: string }[], embedder: Embedder, vectors: number[][]): StoredChunk[] {
+    return chunks.map((c, i) => ({
+      id: chunkId(doc.id, c.ordinal, embedder),
+      tenantId: doc.tenant_id,
+      documentId: doc.id,
+      chatbotId: doc.chatbot_id,
+      ordinal: c.ordinal,
+      text: c.text,
+      title,
+      sourceUrl: doc.source_url,
+      embedder: embedder.id,
+      vector: vectors[i],
+    }));
   }
 
   /** The chunks of a document that failed for good leave the vector store (a failed document holds none). */
@@ -139,11 +167,11 @@ export class DocumentProcessor {
     return added;
   }
 
-  private async removeVanished(doc: ClaimedDocument): Promise<ProcessResult> {
+  private async removeVanished(doc: ClaimedDocument, state: EmbeddingState): Promise<ProcessResult> {
     const removed = await this.claims.removeClaimed(doc.id, doc.claimed_by);
     if (!removed) throw new TransientFailure('cancelled');
     await this.store.deleteByDocument(doc.tenant_id, doc.id);
-    return { chunkCount: 0, embedder: this.embedder.id, discovered: 0, contentHash: null, unchanged: false, removed: true };
+    return { chunkCount: 0, embedder: this.embedders.activeId(state.row), discovered: 0, contentHash: null, unchanged: false, removed: true };
   }
 
   /** Fetches and extracts one URL. A sitemap gives its URLs; a site root (or `discover`) its same-site links. */
@@ -244,9 +272,15 @@ export function hashContent(title: string, text: string): string {
   return createHash('sha256').update(title).update('\n').update(text).digest('hex');
 }
 
-/** A stable uuid for the chunk at `ordinal` of a document (deterministic, so rewrites replace). */
-export function chunkId(documentId: string, ordinal: number): string {
-  const h = createHash('sha256').update(`${documentId}:${ordinal}`).digest('hex');
+/**
+ * A stable uuid for the chunk at `ordinal` of a document (deterministic, so rewrites replace). Two
+ * embedders' chunks of one document coexist while a workspace switches models: a connection's
+ * take its embedder id into theirs; the installation's keep the ids they always had.
+ */
+export function chunkId(documentId: string, ordinal: number, embedder: Pick<Embedder, 'id' | 'connectionId'>): string {
+  const h = createHash('sha256')
+    .update(`${documentId}:${ordinal}${embedder.connectionId ? `:${embedder.id}` : ''}`)
+    .digest('hex');
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16], 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 

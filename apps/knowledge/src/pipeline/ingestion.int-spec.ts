@@ -14,6 +14,8 @@ import { DocumentsRepository, type NewDocument } from '../documents/documents.re
 import { createEmbeddings } from '../embeddings/embeddings.factory';
 import { chunkText } from '../ingestion/chunking';
 import { PostgresVectorStore } from '../vector-store/postgres-vector-store';
+import { WorkspaceEmbedders } from '../embeddings/workspace-embedders';
+import { WorkspaceEmbeddersRepository } from '../embeddings/workspace-embedders.repository';
 import { DocumentClaimsRepository } from './document-claims.repository';
 import { DocumentProcessor } from './document-processor';
 import { KnowledgeFileReader } from '../files/knowledge-file-reader';
@@ -97,7 +99,8 @@ async function startWorker(env: Record<string, string> = {}): Promise<IngestionW
     ...env,
   });
   const files = new KnowledgeFileReader(new KnowledgeFilesRepository(ds), new FilesystemBlobStore(path.join(tmpdir(), 'kb-ingestion-int')), config);
-  const processor = new DocumentProcessor(new PostgresVectorStore(pool), embedder, policy, claims, logger, files);
+  // No workspace here chooses a model connection: the installation's embedder, no bots service, no keys.
+  const processor = new DocumentProcessor(new PostgresVectorStore(pool), new WorkspaceEmbedders(embedder, new WorkspaceEmbeddersRepository(ds), null as never, { box: null as never, calls: null as never, batchSize: 64 }), policy, claims, logger, files);
   const worker = new IngestionWorker(claims, processor, config, logger);
   workers.push(worker);
   await worker.onApplicationBootstrap();

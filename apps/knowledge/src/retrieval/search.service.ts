@@ -4,8 +4,7 @@ import { BotAccess, enforceBotAccess } from '@sa/bot-access';
 import { CallerContext, PassageView, SearchKnowledgeRequest } from '@sa/contracts';
 import { NotFound } from '@sa/errors';
 import { RpcClient } from '@sa/messaging';
-import type { EmbedderChoice } from '../embeddings/embeddings.factory';
-import { EMBEDDER } from '../knowledge.tokens';
+import { WorkspaceEmbedders } from '../embeddings/workspace-embedders';
 import { VECTOR_STORE, type VectorStore } from '../vector-store/vector-store.port';
 
 export const DEFAULT_PASSAGES = 5;
@@ -13,6 +12,8 @@ export const DEFAULT_PASSAGES = 5;
 /**
  * knowledge.search for the chat service: the passages of the workspace's knowledge nearest to a
  * question. With a bot, that bot's documents plus the workspace-wide ones (attached to no bot).
+ * The question is embedded with the workspace's embedding model, and only its index is searched:
+ * while the workspace switches models, the old index answers until the new one is complete.
  */
 @Injectable()
 export class SearchService {
@@ -21,7 +22,7 @@ export class SearchService {
 
   constructor(
     @Inject(VECTOR_STORE) private readonly store: VectorStore,
-    @Inject(EMBEDDER) private readonly embedder: EmbedderChoice,
+    private readonly embedders: WorkspaceEmbedders,
     private readonly rpc: RpcClient,
   ) {}
 
@@ -33,8 +34,9 @@ export class SearchService {
       if (!found.includes(chatbotId)) throw new NotFound('Bot');
       this.knownBots.set(`${ctx.tenantId}:${chatbotId}`, true);
     }
-    const vector = await this.embedder.embeddings.embedQuery(req.query);
-    const hits = await this.store.search({ tenantId: ctx.tenantId, chatbotId, embedder: this.embedder.id, vector, text: req.query, k: req.k ?? DEFAULT_PASSAGES });
+    const embedder = await this.embedders.active(await this.embedders.state(ctx.tenantId), ctx);
+    const vector = await embedder.embeddings.embedQuery(req.query);
+    const hits = await this.store.search({ tenantId: ctx.tenantId, chatbotId, embedder: embedder.id, vector, text: req.query, k: req.k ?? DEFAULT_PASSAGES });
     return hits.map((h) => ({ text: h.text, score: h.score, document_id: h.documentId, title: h.title, source_url: h.sourceUrl, chunk_id: h.chunkId }));
   }
 }

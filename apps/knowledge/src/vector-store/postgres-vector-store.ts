@@ -5,7 +5,7 @@ import { inTransaction } from '@sa/db';
 import { reciprocalRankFusion, RRF_K } from './rrf';
 import { queryTerms, websearchOrQuery } from './text-query';
 import { IndexCapacityExceeded, IndexHit, LOAD_HEADROOM, VectorIndex } from './vector-index';
-import { MAX_SEARCH_K, ownChunks, SearchHit, SearchQuery, StoredChunk, VectorStore } from './vector-store.port';
+import { MAX_SEARCH_K, ownChunks, SearchHit, SearchQuery, StoredChunk, StoredPassage, VectorStore } from './vector-store.port';
 
 /** The few logger methods the store uses (pino's signature). */
 export interface VectorStoreLogger {
@@ -144,6 +144,22 @@ export class PostgresVectorStore implements VectorStore {
   async count(tenantId: string): Promise<number> {
     const res = await this.pool.query(`SELECT coalesce(sum(n_chunks), 0)::text AS n FROM knowledge.chunk_index_stamps WHERE tenant_id = $1`, [tenantId]);
     return Number(res.rows[0].n);
+  }
+
+  async passages(tenantId: string, embedder: string, documentIds: string[]): Promise<StoredPassage[]> {
+    if (!documentIds.length) return [];
+    const res = await this.pool.query(
+      `SELECT id, document_id AS "documentId", chatbot_id AS "chatbotId", ordinal, text, title, source_url AS "sourceUrl"
+         FROM knowledge.chunks WHERE tenant_id = $1 AND embedder = $2 AND document_id = ANY($3::uuid[]) ORDER BY document_id, ordinal`,
+      [tenantId, embedder, documentIds],
+    );
+    return res.rows;
+  }
+
+  async deleteEmbedders(tenantId: string, keep: string[]): Promise<void> {
+    await this.pool.query(`DELETE FROM knowledge.chunks WHERE tenant_id = $1 AND embedder <> ALL($2::text[])`, [tenantId, keep]);
+    // Whole indexes go: this process drops them now (other replicas see the stamps change).
+    for (const [key, entry] of this.entries) if (entry.tenantId === tenantId && !keep.includes(entry.embedder)) this.entries.delete(key);
   }
 
   async search(q: SearchQuery): Promise<SearchHit[]> {

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { QdrantClient } from '@qdrant/js-client-rest';
 import { BadRequest } from '@sa/errors';
-import { MAX_SEARCH_K, ownChunks, SearchHit, SearchQuery, StoredChunk, VectorStore } from './vector-store.port';
+import { MAX_SEARCH_K, ownChunks, SearchHit, SearchQuery, StoredChunk, StoredPassage, VectorStore } from './vector-store.port';
 
 export interface QdrantVectorStoreOptions {
   /** Prefix of the collections this store owns (default `sa_chunks_`). */
@@ -51,9 +51,13 @@ export class QdrantVectorStore implements VectorStore {
 
   /** The collection holding the vectors of `embedder` with `dim` dimensions. */
   collectionName(embedder: string, dim: number): string {
+    return `${this.collectionStem(embedder)}_${dim}`;
+  }
+
+  private collectionStem(embedder: string): string {
     const clean = embedder.toLowerCase().replace(/[^a-z0-9_-]+/g, '_').slice(0, 100);
     const suffix = clean === embedder ? '' : `_${createHash('sha256').update(embedder).digest('hex').slice(0, 8)}`;
-    return `${this.prefix}${clean}${suffix}_${dim}`;
+    return `${this.prefix}${clean}${suffix}`;
   }
 
   async upsert(chunks: StoredChunk[]): Promise<void> {
@@ -138,6 +142,31 @@ export class QdrantVectorStore implements VectorStore {
       total += (await this.client.count(name, { filter: { must: [match('tenant_id', tenantId)] }, exact: true })).count;
     }
     return total;
+  }
+
+  async passages(tenantId: string, embedder: string, documentIds: string[]): Promise<StoredPassage[]> {
+    if (!documentIds.length) return [];
+    const stem = `${this.collectionStem(embedder)}_`;
+    const filter = { must: [match('tenant_id', tenantId), match('embedder', embedder), { key: 'document_id', match: { any: documentIds } }] } as NonNullable<Filter>;
+    const out: StoredPassage[] = [];
+    for (const name of (await this.ownCollections()).filter((n) => n.startsWith(stem) && /^\d+$/.test(n.slice(stem.length)))) {
+      let offset: string | number | undefined;
+      do {
+        const page = await this.client.scroll(name, { filter, limit: 256, offset, with_payload: true, with_vector: false });
+        for (const p of page.points) {
+          const payload = p.payload as unknown as ChunkPayload;
+          out.push({ id: String(p.id), documentId: payload.document_id, chatbotId: payload.chatbot_id ?? null, ordinal: payload.ordinal, text: payload.text, title: payload.title ?? null, sourceUrl: payload.source_url ?? null });
+        }
+        const next = page.next_page_offset;
+        offset = typeof next === 'string' || typeof next === 'number' ? next : undefined;
+      } while (offset !== undefined);
+    }
+    return out.sort((a, b) => (a.documentId < b.documentId ? -1 : a.documentId > b.documentId ? 1 : a.ordinal - b.ordinal));
+  }
+
+  async deleteEmbedders(tenantId: string, keep: string[]): Promise<void> {
+    const filter = { must: [match('tenant_id', tenantId)], must_not: keep.length ? [{ key: 'embedder', match: { any: keep } }] : [] };
+    for (const name of await this.ownCollections()) await this.client.delete(name, { wait: true, filter: filter as NonNullable<Filter> });
   }
 
   private async ownCollections(): Promise<string[]> {

@@ -203,6 +203,50 @@ export function describeVectorStoreContract(name: string, factory: () => Promise
       expect(await store.count(tenant)).toBe(2);
     });
 
+    it("gives the passages of one embedder's chunks of the documents asked for, by document and ordinal", async () => {
+      const tenant = randomUUID();
+      const [d1, d2] = [randomUUID(), randomUUID()].sort();
+      const bot = randomUUID();
+      await store.upsert([
+        chunk(tenant, { documentId: d2, ordinal: 1, vector: axisVector(1), text: 'd2 second', title: 'Two', sourceUrl: 'https://example.com/2', chatbotId: bot }),
+        chunk(tenant, { documentId: d2, ordinal: 0, vector: axisVector(2), text: 'd2 first', title: 'Two', sourceUrl: 'https://example.com/2', chatbotId: bot }),
+        chunk(tenant, { documentId: d1, ordinal: 0, vector: axisVector(3), text: 'd1 only' }),
+        chunk(tenant, { documentId: d1, ordinal: 0, vector: axisVector(3, 0, 12), text: 'd1 other embedder', embedder: 'contract-test-v3-12' }),
+        chunk(tenant, { vector: axisVector(4), text: 'not asked for' }),
+        chunk(randomUUID(), { documentId: d1, vector: axisVector(3), text: 'another workspace' }),
+      ]);
+      const got = await store.passages(tenant, EMBEDDER, [d1, d2]);
+      expect(got.map((p) => [p.documentId, p.ordinal, p.text])).toEqual([
+        [d1, 0, 'd1 only'],
+        [d2, 0, 'd2 first'],
+        [d2, 1, 'd2 second'],
+      ]);
+      expect(got[2]).toMatchObject({ chatbotId: bot, title: 'Two', sourceUrl: 'https://example.com/2' });
+      expect(got[0]).toMatchObject({ chatbotId: null, title: null, sourceUrl: null });
+      expect((await store.passages(tenant, 'contract-test-v3-12', [d1, d2])).map((p) => p.text)).toEqual(['d1 other embedder']);
+      expect(await store.passages(tenant, EMBEDDER, [])).toEqual([]);
+    });
+
+    it("deleteEmbedders keeps only the embedders named, in that workspace only", async () => {
+      const tenant = randomUUID();
+      const other = randomUUID();
+      await store.upsert([
+        chunk(tenant, { vector: axisVector(1), text: 'kept' }),
+        chunk(tenant, { vector: axisVector(1), embedder: 'contract-test-v2-8', text: 'gone' }),
+        chunk(tenant, { vector: axisVector(1, 0, 12), embedder: 'contract-test-v3-12', text: 'gone too' }),
+        chunk(other, { vector: axisVector(1), embedder: 'contract-test-v2-8', text: 'another workspace' }),
+      ]);
+      // Searched once, so an adapter holding indexes must drop the deleted one.
+      expect(await search({ tenantId: tenant, embedder: 'contract-test-v2-8', vector: axisVector(1) })).toHaveLength(1);
+      await store.deleteEmbedders(tenant, [EMBEDDER]);
+      expect(await store.count(tenant)).toBe(1);
+      expect(await search({ tenantId: tenant, embedder: 'contract-test-v2-8', vector: axisVector(1) })).toEqual([]);
+      expect((await search({ tenantId: tenant, vector: axisVector(1) })).map((h) => h.text)).toEqual(['kept']);
+      expect(await store.count(other)).toBe(1);
+      await store.deleteEmbedders(tenant, []);
+      expect(await store.count(tenant)).toBe(0);
+    });
+
     it('rejects a k out of range and zero vectors', async () => {
       const tenant = randomUUID();
       await expect(search({ tenantId: tenant, vector: axisVector(1), k: 0 })).rejects.toThrow();

@@ -57,6 +57,9 @@ export interface SearchHit {
   textRank?: number;
 }
 
+/** A stored chunk without its vector: what re-embedding it with another embedder needs. */
+export type StoredPassage = Omit<StoredChunk, 'id' | 'tenantId' | 'embedder' | 'vector'> & { id: string };
+
 export interface VectorStore {
   upsert(chunks: StoredChunk[]): Promise<void>;
   deleteByDocument(tenantId: string, documentId: string): Promise<void>;
@@ -69,6 +72,10 @@ export interface VectorStore {
   search(q: SearchQuery): Promise<SearchHit[]>;
   /** Chunks of the workspace, every embedder. */
   count(tenantId: string): Promise<number>;
+  /** The chunks of `embedder` of these documents of the workspace, by document and ordinal. */
+  passages(tenantId: string, embedder: string, documentIds: string[]): Promise<StoredPassage[]>;
+  /** Removes the workspace's chunks of every embedder but those in `keep` (an index replaced by a switch of model). */
+  deleteEmbedders(tenantId: string, keep: string[]): Promise<void>;
 }
 
 export const MAX_SEARCH_K = 100;
