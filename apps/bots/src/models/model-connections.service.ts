@@ -71,6 +71,11 @@ export class ModelConnectionsService {
 
   async update(ctx: CallerContext, req: UpdateModelConnectionRequest): Promise<ModelConnectionView> {
     const current = await this.repository.mustExist(ctx.tenantId, req.connectionId);
+    const moves = (req.model !== undefined && req.model.trim() !== current.model) || (req.base_url !== undefined && req.base_url !== current.base_url);
+    // The knowledge's vectors are of this model: another model (or server) means another index, made by switching.
+    if (moves && (await this.embeddingConnections(ctx)).includes(req.connectionId)) {
+      throw new DomainError('conflict', "The workspace's knowledge is embedded with this connection: add a connection for the other model and switch the embedding model to it");
+    }
     const baseUrl = req.base_url !== undefined ? req.base_url : current.base_url;
     const sealed = req.api_key === undefined ? current.api_key_sealed : req.api_key === null ? null : this.box.seal(req.api_key);
     if (needsKey(current.kind, baseUrl) && !sealed) throw keyRequired(current.kind);
