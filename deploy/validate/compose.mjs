@@ -140,12 +140,14 @@ r.ok(env(mcp).REDIS_URL === 'redis://redis:6379', 'mcp: REDIS_URL=redis://redis:
 // Webhook signing secrets are encrypted at rest: the dispatcher and the admin CLI (the migrate
 // service) must be given the key, and Compose must refuse to start without it, saying why.
 r.ok(/WEBHOOK_SECRET_KEY/.test(required.get('WEBHOOK_SECRET_KEY') ?? ''), 'WEBHOOK_SECRET_KEY is required (${WEBHOOK_SECRET_KEY:?message naming it})', [...required.keys()].join(','));
-// The bots service seals widget identity secrets with the same key (issue 18).
-for (const name of ['webhook-dispatcher', 'bots', 'migrate']) {
+// The bots service seals widget identity secrets and model keys with the same key (issues 18, 32);
+// chat and knowledge open the model keys.
+const SEALING = ['webhook-dispatcher', 'bots', 'chat', 'knowledge'];
+for (const name of [...SEALING, 'migrate']) {
   const e = env(services[name] ?? {});
   r.ok(e.WEBHOOK_SECRET_KEY === (process.env.WEBHOOK_SECRET_KEY ?? '<required WEBHOOK_SECRET_KEY>'), `${name}: WEBHOOK_SECRET_KEY from the required variable`, e.WEBHOOK_SECRET_KEY);
 }
-for (const name of APPS.filter((a) => a !== 'webhook-dispatcher' && a !== 'bots')) r.ok(env(services[name] ?? {}).WEBHOOK_SECRET_KEY === undefined, `${name}: no WEBHOOK_SECRET_KEY (it does not read secrets)`);
+for (const name of APPS.filter((a) => !SEALING.includes(a))) r.ok(env(services[name] ?? {}).WEBHOOK_SECRET_KEY === undefined, `${name}: no WEBHOOK_SECRET_KEY (it does not read secrets)`);
 
 // Uploaded knowledge files (issue 19): the console writes them and the knowledge service reads
 // them, so both mount the same named volume at the image's BLOB_DIR.

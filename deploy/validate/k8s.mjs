@@ -178,12 +178,13 @@ for (const d of deployments) {
   }
   // Webhook signing secrets are encrypted at rest: the dispatcher cannot start without the key.
   const key = (c.env ?? []).find((e) => e.name === 'WEBHOOK_SECRET_KEY');
-  // The bots service seals widget identity secrets with the same key (issue 18).
-  if (app === 'webhook-dispatcher' || app === 'bots') {
+  // The bots service seals widget identity secrets and model keys with the same key (issues 18,
+  // 32); chat and knowledge open the model keys.
+  if (['webhook-dispatcher', 'bots', 'chat', 'knowledge'].includes(app)) {
     const ref = key?.valueFrom?.secretKeyRef;
     r.ok(ref?.name === 'support-agent-secrets' && ref.key === 'WEBHOOK_SECRET_KEY' && ref.optional !== true && key.value === undefined, `${id}: WEBHOOK_SECRET_KEY from the Secret support-agent-secrets, required`, JSON.stringify(key));
   } else {
-    r.ok(key === undefined, `${id}: no WEBHOOK_SECRET_KEY entry (only the dispatcher and bots read sealed secrets)`);
+    r.ok(key === undefined, `${id}: no WEBHOOK_SECRET_KEY entry (only the dispatcher, bots, chat and knowledge read sealed secrets)`);
   }
   const dbUrl = (c.env ?? []).find((e) => e.name === 'DATABASE_URL');
   if (DB_APPS.includes(app)) r.ok(fromDbSecret(dbUrl, `support-agent-db-${app}`), `${id}: DATABASE_URL (its own role) from the Secret support-agent-db-${app}, required`, JSON.stringify(dbUrl));
@@ -301,7 +302,7 @@ for (const pod of allPods) {
   r.ok(allowsPort(rules, 53, 'UDP') && allowsPort(rules, 53, 'TCP'), `${pod}: may reach DNS (53 UDP/TCP)`);
   for (const [svc, port] of [['postgres', 5432], ['nats', 4222], ['redis', 6379]]) r.ok(allowsPort(rules, port), `${pod}: may reach ${svc} (${port})`);
   const web = rules.filter((rule) => (rule.to ?? []).some((t) => t.ipBlock));
-  if (['knowledge', 'webhook-dispatcher'].includes(pod)) {
+  if (['bots', 'chat', 'knowledge', 'webhook-dispatcher'].includes(pod)) {
     r.ok(allowsPort(web, 80) && allowsPort(web, 443), `${pod}: may reach the internet on 80 and 443`);
     r.ok(web.every((rule) => (rule.ports ?? []).length && rule.ports.every((p) => [80, 443].includes(p.port))), `${pod}: internet egress limited to ports 80/443`);
     for (const rule of web) {
