@@ -2,76 +2,23 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
 import zlib from 'node:zlib';
 import { checkUrl, Resolver } from './check-url';
 import { GuardError } from './guard-error';
+import { type Handler, type TestServer, closeServers, startServer } from './testdata/test-server';
 import { KeptConnections, guardedFetch } from './guarded-fetch';
 import { OutboundPolicy, outboundPolicy } from './outbound-policy';
 
 // Real HTTP servers on loopback addresses with random ports. Loopback is blocked by default,
 // so most tests allow exactly the server's address and port.
 
-type Handler = (req: http.IncomingMessage, res: http.ServerResponse, srv: TestServer) => void;
-
-interface TestServer {
-  host: string;
-  port: number;
-  /** TCP connections accepted. */
-  connections: number;
-  requests: { method: string; url: string; headers: http.IncomingHttpHeaders; body: string }[];
-  url(path?: string): string;
-  close(): Promise<void>;
-  timers: NodeJS.Timeout[];
-}
-
-const servers: TestServer[] = [];
-
-async function startServer(handler: Handler, host = '127.0.0.1'): Promise<TestServer> {
-  const sockets = new Set<Socket>();
-  const server = http.createServer();
-  const srv: TestServer = {
-    host,
-    port: 0,
-    connections: 0,
-    requests: [],
-    timers: [],
-    url: (path = '/') => `http://${host.includes(':') ? `[${host}]` : host}:${srv.port}${path}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        srv.timers.forEach(clearTimeout);
-        sockets.forEach((s) => s.destroy());
-        server.close(() => resolve());
-      }),
-  };
-  server.on('connection', (socket) => {
-    srv.connections++;
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  server.on('request', (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      srv.requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString() });
-      handler(req, res, srv);
-    });
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, host, () => resolve());
-  });
-  srv.port = (server.address() as AddressInfo).port;
-  servers.push(srv);
-  return srv;
-}
-
 afterEach(async () => {
   jest.restoreAllMocks();
-  await Promise.all(servers.splice(0).map((s) => s.close()));
+  await closeServers();
 });
 
 function allowing(srvs: TestServer[], extra: Partial<OutboundPolicy> = {}): OutboundPolicy {
@@ -173,7 +120,6 @@ describe('guardedFetch: the address policy', () => {
     const srv = await startServer(hello);
     const port = srv.port;
     await srv.close();
-    servers.splice(servers.indexOf(srv), 1);
     const err = await failure(guardedFetch(`http://127.0.0.1:${port}/`, outboundPolicy({ allowedPorts: [port], allowCidrs: ['127.0.0.1/32'] })));
     expect(err.code).toBe('network');
     expect(err.message).toBe(`connection refused by 127.0.0.1:${port}`);

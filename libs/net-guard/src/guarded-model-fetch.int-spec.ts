@@ -1,66 +1,16 @@
-import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import zlib from 'node:zlib';
 import OpenAI from 'openai';
 import { Resolver } from './check-url';
 import { GuardError } from './guard-error';
+import { type TestServer, closeServers, startServer } from './testdata/test-server';
 import { guardedModelFetch } from './guarded-model-fetch';
 import { OutboundPolicy, outboundPolicy } from './outbound-policy';
 
 // Real HTTP servers on 127.0.0.1 with random ports. Loopback is blocked by default, so most
 // tests allow exactly the server's address and port, as an operator would with OUTBOUND_ALLOW_CIDRS.
 
-type Handler = (req: http.IncomingMessage, res: http.ServerResponse, srv: TestServer) => void;
-
-interface TestServer {
-  port: number;
-  /** TCP connections accepted. */
-  connections: number;
-  requests: { method: string; url: string; headers: http.IncomingHttpHeaders; body: string }[];
-  url(path?: string): string;
-  close(): Promise<void>;
-  timers: NodeJS.Timeout[];
-}
-
-const servers: TestServer[] = [];
-
-async function startServer(handler: Handler): Promise<TestServer> {
-  const sockets = new Set<Socket>();
-  const server = http.createServer();
-  const srv: TestServer = {
-    port: 0,
-    connections: 0,
-    requests: [],
-    timers: [],
-    url: (path = '/') => `http://127.0.0.1:${srv.port}${path}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        srv.timers.forEach(clearTimeout);
-        sockets.forEach((s) => s.destroy());
-        server.close(() => resolve());
-      }),
-  };
-  server.on('connection', (socket) => {
-    srv.connections++;
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  server.on('request', (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      srv.requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString() });
-      handler(req, res, srv);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  srv.port = (server.address() as AddressInfo).port;
-  servers.push(srv);
-  return srv;
-}
-
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
+  await closeServers();
 });
 
 function allowing(srvs: TestServer[], extra: Partial<OutboundPolicy> = {}): OutboundPolicy {
@@ -227,7 +177,6 @@ describe('guardedModelFetch: the address policy', () => {
     const srv = await startServer((_req, res) => res.end('x'));
     const policy = allowing([srv]);
     await srv.close();
-    servers.splice(servers.indexOf(srv), 1);
     const err = await failure(guardedModelFetch(policy)(srv.url('/')));
     expect(err.code).toBe('network');
     expect(err.message).toBe(`connection refused by 127.0.0.1:${srv.port}`);
