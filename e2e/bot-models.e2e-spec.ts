@@ -101,6 +101,11 @@ describe('models per workspace: connections, keys, test connection, a model per 
       expect(JSON.stringify(res.body.error.issues)).toContain(field);
     }
     expect((await owner.post(models(), { name: 'claude', kind: 'ollama', model: 'llama3.2' })).status).toBe(409);
+    // The stored key never goes to a new address: a new base URL needs the key again.
+    const moved = await owner.patch(`${models()}/${anthropicId}`, { base_url: 'https://collector.example/anthropic' });
+    expect(moved.status).toBe(400);
+    expect(moved.body.error.issues).toEqual([expect.objectContaining({ path: ['body', 'api_key'] })]);
+    expect((await owner.get(models())).body.data[0].base_url).toBe(claude.baseUrl);
   });
 
   it('"Test connection" answers ok, then shows the provider\'s 401 plainly; the key is never in the message', async () => {

@@ -77,6 +77,10 @@ export class ModelConnectionsService {
       throw new DomainError('conflict', "The workspace's knowledge is embedded with this connection: add a connection for the other model and switch the embedding model to it");
     }
     const baseUrl = req.base_url !== undefined ? req.base_url : current.base_url;
+    // The stored key only ever goes where it was given for: a new address needs it given again.
+    if (req.base_url !== undefined && req.base_url !== current.base_url && current.api_key_sealed && req.api_key === undefined) {
+      throw new ValidationFailed([{ code: 'required', path: ['body', 'api_key'], message: 'Give the key again with a new base URL: the stored key is never sent to another address' }]);
+    }
     const sealed = req.api_key === undefined ? current.api_key_sealed : req.api_key === null ? null : this.box.seal(req.api_key);
     if (needsKey(current.kind, baseUrl) && !sealed) throw keyRequired(current.kind);
     await this.unique(() => this.repository.update(ctx.tenantId, req.connectionId, { name: req.name?.trim() ?? current.name, base_url: baseUrl, model: req.model?.trim() ?? current.model, api_key_sealed: sealed }));
