@@ -27,3 +27,4 @@ export * from './behaviour';
 export * from './models';
 export * from './playground';
 export * from './token-usage';
+export * from './evaluations';

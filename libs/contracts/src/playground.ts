@@ -58,6 +58,8 @@ export interface TurnDiagnostics {
   detected_language: string | null;
   /** Whether the answer counts as unanswered (the knowledge had nothing). */
   unanswered: boolean;
+  /** Whether the bot handed off to a person (the visitor asked for one, or the model said so). */
+  handoff: boolean;
   /** The model that wrote the answer ("extractive" without one). */
   model: string;
   /** From the provider's usage report; null when it sent none (or without a model). */

@@ -82,6 +82,28 @@ import {
   UpdateModelConnectionRequest,
 } from './models';
 import { AddKbFileRequest, KbDocumentDeleted } from './knowledge-files';
+import {
+  CreateEvalCaseRequest,
+  EvalAlertView,
+  EvalBotRequest,
+  EvalCaseIdRequest,
+  EvalCaseView,
+  EvalExportView,
+  EvalImportResult,
+  EvalNotifyReply,
+  EvalNotifyRequest,
+  EvalRunDetailView,
+  EvalRunIdRequest,
+  EvalRunView,
+  EvalSettingsView,
+  ExportEvalCasesRequest,
+  ImportEvalCasesRequest,
+  ListEvalAlertsRequest,
+  ListEvalRunsRequest,
+  StartEvalRunRequest,
+  UpdateEvalCaseRequest,
+  UpdateEvalSettingsRequest,
+} from './evaluations';
 
 /** The seven services behind the gateway, each a NATS queue group of its own name. */
 export const SERVICE_NAMES = ['bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher'] as const;
@@ -208,6 +230,20 @@ export const RPC = {
   // Issue 19 (kf): uploaded files (put into blob storage first) and deleting a document (knowledge-files.ts).
   'knowledge.document.add-file': rpc<AddKbFileRequest, KbDocumentView>(AddKbFileRequest),
   'knowledge.document.delete': rpc<KbDocumentIdRequest, KbDocumentDeleted>(KbDocumentIdRequest),
+  // Issue 33: evaluations (test sets, runs, gates); see evaluations.ts.
+  'evaluations.case.list': rpc<EvalBotRequest, EvalCaseView[]>(EvalBotRequest),
+  'evaluations.case.create': rpc<CreateEvalCaseRequest, EvalCaseView>(CreateEvalCaseRequest),
+  'evaluations.case.update': rpc<UpdateEvalCaseRequest, EvalCaseView>(UpdateEvalCaseRequest),
+  'evaluations.case.delete': rpc<EvalCaseIdRequest, { deleted: true }>(EvalCaseIdRequest),
+  'evaluations.case.import': rpc<ImportEvalCasesRequest, EvalImportResult>(ImportEvalCasesRequest),
+  'evaluations.case.export': rpc<ExportEvalCasesRequest, EvalExportView>(ExportEvalCasesRequest),
+  'evaluations.settings.get': rpc<EvalBotRequest, EvalSettingsView>(EvalBotRequest),
+  'evaluations.settings.update': rpc<UpdateEvalSettingsRequest, EvalSettingsView>(UpdateEvalSettingsRequest),
+  'evaluations.run.start': rpc<StartEvalRunRequest, EvalRunView>(StartEvalRunRequest),
+  'evaluations.run.list': rpc<ListEvalRunsRequest, EvalRunView[]>(ListEvalRunsRequest),
+  'evaluations.run.get': rpc<EvalRunIdRequest, EvalRunDetailView>(EvalRunIdRequest),
+  'evaluations.alert.list': rpc<ListEvalAlertsRequest, EvalAlertView[]>(ListEvalAlertsRequest),
+  'console.evaluation.notify': rpc<EvalNotifyRequest, EvalNotifyReply>(EvalNotifyRequest, false),
 } as const;
 
 export type RpcSubject = keyof typeof RPC;

@@ -239,7 +239,7 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     sources = sources.map(storable);
     if (turn.playground) {
       // Stored nowhere, counted nowhere: the end says why the bot answered as it did.
-      publish(failure ? { type: 'error', ...failure, stored: false } : { type: 'end', assistant_message_id: req.turnId, unanswered, source_urls: sources, diagnostics: this.diagnostics(turn, unanswered) });
+      publish(failure ? { type: 'error', ...failure, stored: false } : { type: 'end', assistant_message_id: req.turnId, unanswered, source_urls: sources, diagnostics: this.diagnostics(turn, unanswered, handoff !== null) });
       return;
     }
 
@@ -313,13 +313,14 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     return { unanswered, handoff };
   }
 
-  private diagnostics(turn: Turn, unanswered: boolean): TurnDiagnostics {
+  private diagnostics(turn: Turn, unanswered: boolean, handoff: boolean): TurnDiagnostics {
     const ms = (at: number) => Math.round(at - turn.clock.started);
     return {
       passages: passageRecords(turn.passages),
       language: turn.language,
       detected_language: turn.detected,
       unanswered,
+      handoff,
       model: turn.model ? describeChatModel(turn.model) : 'extractive',
       tokens: turn.usage,
       timings: { retrieval_ms: ms(turn.clock.retrieved), first_text_ms: turn.clock.firstText === null ? null : ms(turn.clock.firstText), total_ms: ms(performance.now()) },
