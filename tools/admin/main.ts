@@ -10,6 +10,7 @@ import { AdminConnections, adminTargets, botDirectory, listMail, requireWorkspac
 import { auditCli, cliPeopleAdmin, cliUser, createUser, parseRole, readPasswordFromStdin, tokenWorkspace, webhookWorkspace } from './people-commands';
 import { ParsedArgs, UsageError, parseArgs, rejectLeftovers, requireString, takeBool, takeInt, takeList, takeString } from './args';
 import { WIDGET_BOOLEAN_FLAGS, widgetBot, widgetChange } from './widget-commands';
+import { DEFAULT_EVAL_TIMEOUT_SECONDS, parseMinPass, parseTimeout, runEvaluation } from './eval-commands';
 import {
   DEFAULT_DELIVERIES_LIMIT,
   DEFAULT_REDELIVER_WAIT_SECONDS,
@@ -45,6 +46,9 @@ const USAGE = `Usage: npm run -s admin -- <command> [options]   (JSON on stdout)
                    [--position left|right] [--greeting TEXT | --no-greeting] [--launcher-text TEXT | --no-launcher-text]
                    (no origins: every website may use the widget)
   widget rotate-secret --bot ID       (a new identity secret for identify's userHash; shown only here)
+  eval run         --bot ID [--min-pass 0.9|90%] [--timeout SECONDS (default ${DEFAULT_EVAL_TIMEOUT_SECONDS})]
+                   (runs the bot's test set, waits, prints the results; exits 1 when the pass rate is
+                   under --min-pass, else under the bot's gate, or when the run did not complete)
 
 Environment: each service's data is reached as its owner reaches it: workspaces and tokens as
 the gateway (GATEWAY_DATABASE_URL), webhooks as the webhook-dispatcher
@@ -52,11 +56,19 @@ the gateway (GATEWAY_DATABASE_URL), webhooks as the webhook-dispatcher
 unset, DATABASE_URL (default ${DEFAULT_DATABASE_URL}) with the app's role (sa_gateway,
 sa_webhook_dispatcher, sa_console) as the user. Every change is written to the console's audit log
 as made by cli:<operating-system user>. NATS_URL (default ${DEFAULT_NATS_URL})
-for what running services answer: bot ids (token create --bots, webhook create --bot), mail list and widget.
+for what running services answer: bot ids (token create --bots, webhook create --bot), mail list, widget and eval.
 For webhook commands also WEBHOOK_SECRET_KEY (32 bytes, 64 hex characters or base64: signing secrets are stored encrypted with it;
 required with NODE_ENV=production, else the key in WEBHOOK_SECRET_KEY_FILE, .data/webhook-secret-key,
 the one npm start uses),
 WEBHOOK_MAX_PER_WORKSPACE (default 20), OUTBOUND_ALLOWED_PORTS and OUTBOUND_ALLOW_CIDRS.`;
+
+/** A result printed as usual, then the process ends with this code (eval run under its threshold). */
+class Verdict {
+  constructor(
+    readonly result: unknown,
+    readonly exitCode: number,
+  ) {}
+}
 
 const BOOLEAN_FLAGS = new Set(['enterprise-api', 'enterprise-webhooks', 'help', 'password-stdin', ...WIDGET_BOOLEAN_FLAGS]);
 
@@ -270,6 +282,16 @@ async function run(argv: string[]): Promise<unknown> {
         await audit(bot.workspaceId, 'widget.secret_rotated', 'bot', bot.botId, { created_at: made.created_at });
         return made;
       }
+      case 'eval run': {
+        const botId = requireString(args, 'bot');
+        const minPass = parseMinPass(args);
+        const timeout = parseTimeout(args);
+        rejectLeftovers(args);
+        const bot = await widgetBot(connections, botId);
+        const outcome = await runEvaluation(await connections.rpc(), bot.ctx, bot.botId, minPass, timeout, (line) => process.stderr.write(`${line}\n`));
+        await audit(bot.workspaceId, 'evaluation.run_started', 'bot', bot.botId, { run_id: outcome.run.id, trigger: 'cli' });
+        return new Verdict(outcome, outcome.passed ? 0 : 1);
+      }
       default:
         throw new UsageError(`unknown command "${command}"`);
     }
@@ -280,7 +302,9 @@ async function run(argv: string[]): Promise<unknown> {
 
 run(process.argv.slice(2))
   .then((result) => {
-    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    const verdict = result instanceof Verdict ? result : new Verdict(result, 0);
+    process.stdout.write(`${JSON.stringify(verdict.result, null, 2)}\n`);
+    process.exitCode = verdict.exitCode;
   })
   .catch((err: unknown) => {
     if (err instanceof UsageError) {
