@@ -3,7 +3,7 @@ import type { BaseChatModel } from '@langchain/core/language_models/chat_models'
 import type { ModelConnectionSpec, ModelConnectionTestResult, ModelUse } from '@sa/contracts';
 import { langchainAnthropic, langchainMessages, langchainOllama, langchainOpenAi } from './langchain-packages';
 import { modelErrorMessage, modelErrorStatus } from './model-errors';
-import { OPENAI_BASE_URL } from './model-provider';
+import { type ModelProviderConfig, OPENAI_BASE_URL, openAiClientOptions } from './model-provider';
 
 /**
  * A workspace's model connection (issue 32, "Models") made into a langchain client. Unlike the
@@ -161,4 +161,24 @@ export async function testConnection(spec: ModelConnectionSpec, use: ModelUse, o
     clearTimeout(timer);
     abort.abort();
   }
+}
+
+/** What shapes one client of the installation's chat model. */
+export interface InstallationChatOptions {
+  temperature: number;
+  maxTokens?: number;
+  /** Ollama's HTTP calls (ChatOllama takes a fetch; the OpenAI SDK has its own timeout). */
+  ollamaFetch?: typeof fetch;
+}
+
+/**
+ * A streaming client of the installation's chat model (CHAT_MODEL_*), or null when the provider is
+ * local (extractive: no model). The Chat Completions wire format always: ChatOpenAI would switch
+ * some model names to the Responses API, which OpenAI-compatible servers (vLLM, llama.cpp,
+ * LiteLLM …) do not speak. Stream it: invoke() on a streaming ChatOpenAICompletions never settles.
+ */
+export function installationChatModel(settings: ModelProviderConfig, o: InstallationChatOptions): BaseChatModel | null {
+  if (settings.provider === 'openai') return new (langchainOpenAi().ChatOpenAICompletions)({ ...openAiClientOptions(settings), temperature: o.temperature, maxTokens: o.maxTokens, streaming: true });
+  if (settings.provider === 'ollama') return new (langchainOllama().ChatOllama)({ model: settings.model, baseUrl: settings.ollamaBaseUrl, temperature: o.temperature, numPredict: o.maxTokens, streaming: true, fetch: o.ollamaFetch });
+  return null;
 }

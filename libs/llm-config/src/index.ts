@@ -21,6 +21,8 @@ export {
   connectionEmbeddings,
   describeConnection,
   explainConnectionFailure,
+  type InstallationChatOptions,
+  installationChatModel,
   TEST_RPC_TIMEOUT_MS,
   TEST_TIMEOUT_MS,
   testConnection,

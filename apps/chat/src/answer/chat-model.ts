@@ -8,11 +8,9 @@ import {
   connectionChatModel,
   describeConnection,
   describeModel,
+  installationChatModel,
   langchainMessages,
-  langchainOllama,
-  langchainOpenAi,
   modelFailure,
-  openAiClientOptions,
   withoutKey,
 } from '@sa/llm-config';
 import { type ChatModelConfig, loadChatModelConfig } from './chat-model.config';
@@ -35,18 +33,7 @@ export function createChatModel(source?: Record<string, string | undefined>): Ba
 export function createChatModelFromConfig(config: ChatModelConfig): BaseChatModel | null {
   const settings = config.chatModel;
   if (settings.provider === 'extractive') return null;
-  const chat =
-    settings.provider === 'openai'
-      ? // The Chat Completions wire format, always: ChatOpenAI would switch some model names to the
-        // Responses API, which OpenAI-compatible servers (vLLM, llama.cpp, LiteLLM …) do not speak.
-        new (langchainOpenAi().ChatOpenAICompletions)({ ...openAiClientOptions(settings), temperature: config.chatModelTemperature, streaming: true })
-      : new (langchainOllama().ChatOllama)({
-          model: settings.model,
-          baseUrl: settings.ollamaBaseUrl,
-          temperature: config.chatModelTemperature,
-          streaming: true,
-          fetch: abortableFetch(settings.timeoutMs),
-        });
+  const chat = installationChatModel(settings, { temperature: config.chatModelTemperature, ollamaFetch: abortableFetch(settings.timeoutMs) })!;
   described.set(chat, describeModel(settings));
   return chat;
 }
