@@ -40,6 +40,8 @@ function boundaries({ testFiles }) {
         // CLI; both need the workspace's plan (spec part 1 rule 4) without a caller context.
         { sourceTag: 'scope:webhooks', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity'] },
         { sourceTag: 'scope:webhook-dispatcher', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity', 'scope:webhooks'] },
+        // Evaluations (issue 33) answer their cases through the real chat path, as the edges do (libs/edge's startChatTurn).
+        { sourceTag: 'scope:evaluations', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity', 'scope:edge'] },
         // Secrets sealed at rest (widget identity secrets, model keys) use @sa/secret-box, which is shared.
         ...serviceScopes.map((s) => ({ sourceTag: `scope:${s}`, onlyDependOnLibsWithTags: ['scope:shared'] })),
       ],

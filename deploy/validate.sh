@@ -86,7 +86,7 @@ entrypoint_check() {
   echo "sh -n: ok"
   [ -x "$ep" ] || { echo "not executable (git mode 100755 expected)"; return 1; }
   mkdir -p "$dir/dist/tools/migrate" "$dir/dist/tools/admin"
-  for app in gateway bots knowledge chat leads bookings mcp webhook-dispatcher console; do
+  for app in gateway bots knowledge chat leads bookings mcp webhook-dispatcher console evaluations; do
     mkdir -p "$dir/dist/apps/$app/src"
     echo "console.log('started ' + process.env.APP)" >"$dir/dist/apps/$app/src/main.js"
   done

@@ -24,8 +24,8 @@ interface BenchContext {
   keepLogs(): boolean;
 }
 
-/** What `npm start` listens on: the gateway, MCP and console ports and the nine ops ports. */
-const DEFAULT_PORTS = [3000, 3001, 3002, ...Array.from({ length: 9 }, (_, i) => 9464 + i)];
+/** What `npm start` listens on: the gateway, MCP and console ports and the ten ops ports. */
+const DEFAULT_PORTS = [3000, 3001, 3002, ...Array.from({ length: 10 }, (_, i) => 9464 + i)];
 
 /** Listens on each port that is free; a port already taken (a running npm start) stays taken by it. */
 async function occupy(ports: number[]): Promise<net.Server[]> {

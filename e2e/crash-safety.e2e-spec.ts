@@ -20,7 +20,7 @@ import { newWidgetSession } from './support/widget';
  * time limit after each kill.
  */
 const READY_LIMIT_MS = Number(process.env['CRASH_READY_LIMIT_MS'] ?? 5000);
-const SERVICES = ['bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher', 'gateway'];
+const SERVICES = ['bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher', 'evaluations', 'gateway'];
 
 describe('crash safety: kill -9 each service under load, restart NATS and PostgreSQL', () => {
   const s = e2eState();

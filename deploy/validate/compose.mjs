@@ -45,7 +45,7 @@ const valid = ajv.validate(schema, compose);
 r.ok(valid, `${file} matches the Compose Specification schema`, ajv.errorsText(ajv.errors, { separator: '; ' }));
 
 // 2. The stack.
-const APPS = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher', 'console'];
+const APPS = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher', 'console', 'evaluations'];
 const INFRA = ['postgres', 'nats', 'redis', 'qdrant'];
 const services = compose.services ?? {};
 const names = Object.keys(services).sort();
@@ -141,8 +141,8 @@ r.ok(env(mcp).REDIS_URL === 'redis://redis:6379', 'mcp: REDIS_URL=redis://redis:
 // service) must be given the key, and Compose must refuse to start without it, saying why.
 r.ok(/WEBHOOK_SECRET_KEY/.test(required.get('WEBHOOK_SECRET_KEY') ?? ''), 'WEBHOOK_SECRET_KEY is required (${WEBHOOK_SECRET_KEY:?message naming it})', [...required.keys()].join(','));
 // The bots service seals widget identity secrets and model keys with the same key (issues 18, 32);
-// chat and knowledge open the model keys.
-const SEALING = ['webhook-dispatcher', 'bots', 'chat', 'knowledge'];
+// chat, knowledge and evaluations (its judge, issue 33) open the model keys.
+const SEALING = ['webhook-dispatcher', 'bots', 'chat', 'knowledge', 'evaluations'];
 for (const name of [...SEALING, 'migrate']) {
   const e = env(services[name] ?? {});
   r.ok(e.WEBHOOK_SECRET_KEY === (process.env.WEBHOOK_SECRET_KEY ?? '<required WEBHOOK_SECRET_KEY>'), `${name}: WEBHOOK_SECRET_KEY from the required variable`, e.WEBHOOK_SECRET_KEY);

@@ -100,8 +100,8 @@ r.ok(schemaOk === objects.length, `${schemaOk}/${objects.length} objects valid a
 
 // ------------------------------------------------------------------------------------------
 // 3. Project rules
-const APPS = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher', 'console'];
-const HPA_APPS = ['gateway', 'chat', 'knowledge', 'webhook-dispatcher'];
+const APPS = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher', 'console', 'evaluations'];
+const HPA_APPS = ['gateway', 'chat', 'knowledge', 'webhook-dispatcher', 'evaluations'];
 // Each app that owns a schema connects as its own PostgreSQL role, its URL in a Secret of its own.
 const DB_APPS = APPS.filter((a) => a !== 'mcp');
 const urlVar = (app) => `${app.toUpperCase().replace(/-/g, '_')}_DATABASE_URL`;
@@ -179,12 +179,12 @@ for (const d of deployments) {
   // Webhook signing secrets are encrypted at rest: the dispatcher cannot start without the key.
   const key = (c.env ?? []).find((e) => e.name === 'WEBHOOK_SECRET_KEY');
   // The bots service seals widget identity secrets and model keys with the same key (issues 18,
-  // 32); chat and knowledge open the model keys.
-  if (['webhook-dispatcher', 'bots', 'chat', 'knowledge'].includes(app)) {
+  // 32); chat, knowledge and evaluations (its judge, issue 33) open the model keys.
+  if (['webhook-dispatcher', 'bots', 'chat', 'knowledge', 'evaluations'].includes(app)) {
     const ref = key?.valueFrom?.secretKeyRef;
     r.ok(ref?.name === 'support-agent-secrets' && ref.key === 'WEBHOOK_SECRET_KEY' && ref.optional !== true && key.value === undefined, `${id}: WEBHOOK_SECRET_KEY from the Secret support-agent-secrets, required`, JSON.stringify(key));
   } else {
-    r.ok(key === undefined, `${id}: no WEBHOOK_SECRET_KEY entry (only the dispatcher, bots, chat and knowledge read sealed secrets)`);
+    r.ok(key === undefined, `${id}: no WEBHOOK_SECRET_KEY entry (only the dispatcher, bots, chat, knowledge and evaluations read sealed secrets)`);
   }
   const dbUrl = (c.env ?? []).find((e) => e.name === 'DATABASE_URL');
   if (DB_APPS.includes(app)) r.ok(fromDbSecret(dbUrl, `support-agent-db-${app}`), `${id}: DATABASE_URL (its own role) from the Secret support-agent-db-${app}, required`, JSON.stringify(dbUrl));
@@ -257,7 +257,7 @@ for (const p of paths) {
 
 // Autoscaling and disruption budgets
 const hpas = of('HorizontalPodAutoscaler');
-r.ok(JSON.stringify(hpas.map((h) => h.metadata.name).sort()) === JSON.stringify([...HPA_APPS].sort()), 'HPAs for gateway, chat, knowledge, webhook-dispatcher', hpas.map((h) => h.metadata.name).join(','));
+r.ok(JSON.stringify(hpas.map((h) => h.metadata.name).sort()) === JSON.stringify([...HPA_APPS].sort()), 'HPAs for gateway, chat, knowledge, webhook-dispatcher, evaluations', hpas.map((h) => h.metadata.name).join(','));
 for (const h of hpas) {
   const id = `HorizontalPodAutoscaler/${h.metadata.name}`;
   r.ok(h.apiVersion === 'autoscaling/v2', `${id}: autoscaling/v2`);
@@ -302,7 +302,7 @@ for (const pod of allPods) {
   r.ok(allowsPort(rules, 53, 'UDP') && allowsPort(rules, 53, 'TCP'), `${pod}: may reach DNS (53 UDP/TCP)`);
   for (const [svc, port] of [['postgres', 5432], ['nats', 4222], ['redis', 6379]]) r.ok(allowsPort(rules, port), `${pod}: may reach ${svc} (${port})`);
   const web = rules.filter((rule) => (rule.to ?? []).some((t) => t.ipBlock));
-  if (['bots', 'chat', 'knowledge', 'webhook-dispatcher'].includes(pod)) {
+  if (['bots', 'chat', 'knowledge', 'webhook-dispatcher', 'evaluations'].includes(pod)) {
     r.ok(allowsPort(web, 80) && allowsPort(web, 443), `${pod}: may reach the internet on 80 and 443`);
     r.ok(web.every((rule) => (rule.ports ?? []).length && rule.ports.every((p) => [80, 443].includes(p.port))), `${pod}: internet egress limited to ports 80/443`);
     for (const rule of web) {

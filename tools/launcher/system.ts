@@ -4,8 +4,8 @@ import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { appDatabaseEnv, compileCacheEnv } from '@sa/config';
 
-/** The nine apps, each its own process (and in Kubernetes its own Deployment). */
-export const APPS = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher', 'console'] as const;
+/** The ten apps, each its own process (and in Kubernetes its own Deployment); evaluations last, so the others keep their ops ports. */
+export const APPS = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher', 'console', 'evaluations'] as const;
 export type AppName = (typeof APPS)[number];
 
 export interface SystemOptions {
@@ -27,7 +27,7 @@ export interface SystemOptions {
   onEvent?: (line: string) => void;
   /**
    * Port of each app's ops endpoint (/healthz, /readyz, /metrics). Default: a free port each when
-   * OPS_PORT=0, else OPS_PORT_BASE (or OPS_PORT, or 9464) + the app's index: one host, nine apps.
+   * OPS_PORT=0, else OPS_PORT_BASE (or OPS_PORT, or 9464) + the app's index: one host, ten apps.
    */
   opsPorts?: Partial<Record<AppName, number>>;
 }

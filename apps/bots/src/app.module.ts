@@ -13,6 +13,7 @@ import { connectionCalls } from '@sa/llm-config';
 import { BehaviourHandler } from './behaviour/behaviour.handler';
 import { BehaviourRepository } from './behaviour/behaviour.repository';
 import { BehaviourService } from './behaviour/behaviour.service';
+import { EvalChangePublisher } from './behaviour/eval-change.publisher';
 import { ModelConnectionsHandler } from './models/model-connections.handler';
 import { ModelConnectionsRepository } from './models/model-connections.repository';
 import { MODEL_CONNECTION_CALLS, ModelConnectionsService } from './models/model-connections.service';
@@ -35,6 +36,8 @@ const config = loadBotsConfig();
     BotsService,
     BehaviourRepository,
     BehaviourService,
+    // Issue 33: behaviour and model changes start automatic evaluation runs (evaluations.change).
+    EvalChangePublisher,
     WidgetSettingsRepository,
     WidgetSettingsService,
     ModelConnectionsRepository,

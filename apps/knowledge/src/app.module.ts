@@ -11,6 +11,7 @@ import { KNOWLEDGE_CONFIG, loadKnowledgeConfig } from './config/knowledge.config
 import { DocumentsHandler } from './documents/documents.handler';
 import { DocumentsRepository } from './documents/documents.repository';
 import { DocumentsService } from './documents/documents.service';
+import { EvalChangePublisher } from './documents/eval-change.publisher';
 import { ResyncScheduler } from './documents/resync.scheduler';
 import { EmbeddingSettingsHandler } from './embeddings/embedding-settings.handler';
 import { EmbeddingSettingsService } from './embeddings/embedding-settings.service';
@@ -59,6 +60,8 @@ const config = loadKnowledgeConfig();
     ...vectorStoreProviders,
     DocumentsRepository,
     DocumentsService,
+    // Issue 33: knowledge changes start automatic evaluation runs (evaluations.change).
+    EvalChangePublisher,
     DocumentClaimsRepository,
     DocumentProcessor,
     IngestionWorker,

@@ -15,6 +15,7 @@ export const SCHEMA_OWNERS = {
   bookings: 'bookings',
   'webhook-dispatcher': 'webhooks',
   console: 'people',
+  evaluations: 'evaluations',
 } as const;
 
 export type SchemaOwner = keyof typeof SCHEMA_OWNERS;

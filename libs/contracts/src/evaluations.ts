@@ -19,6 +19,12 @@ export const EVAL_CASES_MAX = 1000;
 /** An import's text (CSV or JSONL), in characters. */
 export const EVAL_IMPORT_MAX_CHARS = 2_000_000;
 export const EVAL_RUNS_LIMIT_MAX = 100;
+/** Results of a run per page (evaluations.run.get): at most this many, and at most EVAL_RESULTS_PAGE_BYTES of JSON, so a reply fits a NATS message. */
+export const EVAL_RESULTS_PAGE_MAX = 200;
+export const EVAL_RESULTS_PAGE_DEFAULT = 100;
+export const EVAL_RESULTS_PAGE_BYTES = 600_000;
+/** What a bot's test set may hold in all (questions, facts and notes, UTF-8), so the whole set fits one NATS message. */
+export const EVAL_SET_MAX_BYTES = 512 * 1024;
 
 /** What a good reply does: contains every given fact, or is counted unanswered (the knowledge has nothing), or hands off to a person. */
 export const EVAL_EXPECTATIONS = ['facts', 'unanswered', 'handoff'] as const;
@@ -159,10 +165,15 @@ export class EvalResultView {
   @IsInt() latency_ms: number;
 }
 
-@Doc({ name: 'EvalRunDetail', description: 'A run and its results, the changed cases first.' })
+@Doc({ name: 'EvalRunDetail', description: 'A run and one page of its results, the changed cases first.' })
 export class EvalRunDetailView {
   @Nested(() => EvalRunView) run: EvalRunView;
-  @IsArray() @Nested(() => EvalResultView) results: EvalResultView[];
+  @Doc('Results from `offset` on, in order: the cases whose verdict changed since the previous run first, then the others in the order of the test set.')
+  @IsArray()
+  @Nested(() => EvalResultView)
+  results: EvalResultView[];
+  @Doc('Results recorded so far.') @IsInt() results_total: number;
+  @Doc('The `offset` of the next page; null: this page is the last.') @Nullable() @IsInt() next_offset: number | null;
 }
 
 @Doc({ name: 'EvalAlert', description: "A bot whose latest completed run is under its gate (the console's banner)." })
@@ -176,6 +187,17 @@ export class EvalAlertView {
 
 @Doc({ name: 'EvalRunStart', description: 'Start a run now. Unknown members are rejected (400).' })
 export class StartEvalRunBody {}
+
+export class EvalResultsQuery {
+  @Doc('The first result to return (0: the first).') @IsOptional() @Transform(toInt) @IsInt() @Min(0) @Max(EVAL_CASES_MAX) offset?: number;
+  @Doc(`Results per page, 1 to ${EVAL_RESULTS_PAGE_MAX} (default ${EVAL_RESULTS_PAGE_DEFAULT}); a page also stops at about ${EVAL_RESULTS_PAGE_BYTES / 1000} kB.`)
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(EVAL_RESULTS_PAGE_MAX)
+  limit?: number;
+}
 
 export class EvalRunsQuery {
   @IsOptional() @Transform(toInt) @IsInt() @Min(1) @Max(EVAL_RUNS_LIMIT_MAX) limit?: number;
@@ -212,6 +234,10 @@ export class ListEvalRunsRequest extends EvalBotRequest {
 }
 export class EvalRunIdRequest extends EvalBotRequest {
   @IsUUID('all') runId: string;
+}
+export class GetEvalRunRequest extends EvalRunIdRequest {
+  @IsOptional() @IsInt() @Min(0) @Max(EVAL_CASES_MAX) offset?: number;
+  @IsOptional() @IsInt() @Min(1) @Max(EVAL_RESULTS_PAGE_MAX) limit?: number;
 }
 export class ListEvalAlertsRequest {}
 

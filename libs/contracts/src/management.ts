@@ -208,7 +208,7 @@ export interface PageUsageView {
 
 // ---- E-mail to people (invitations, password resets): bookings.email.send ----
 
-export const PERSON_EMAIL_KINDS = ['invitation', 'password_reset', 'handoff'] as const;
+export const PERSON_EMAIL_KINDS = ['invitation', 'password_reset', 'handoff', 'evaluation'] as const;
 /** The kinds whose body carries a single-use link, erased once the e-mail is sent or has failed for good. */
 export const LINK_EMAIL_KINDS: readonly PersonEmailKind[] = ['invitation', 'password_reset'];
 export type PersonEmailKind = (typeof PERSON_EMAIL_KINDS)[number];

@@ -93,8 +93,8 @@ import {
   EvalNotifyReply,
   EvalNotifyRequest,
   EvalRunDetailView,
-  EvalRunIdRequest,
   EvalRunView,
+  GetEvalRunRequest,
   EvalSettingsView,
   ExportEvalCasesRequest,
   ImportEvalCasesRequest,
@@ -105,8 +105,8 @@ import {
   UpdateEvalSettingsRequest,
 } from './evaluations';
 
-/** The seven services behind the gateway, each a NATS queue group of its own name. */
-export const SERVICE_NAMES = ['bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher'] as const;
+/** The eight services behind the gateway, each a NATS queue group of its own name. */
+export const SERVICE_NAMES = ['bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher', 'evaluations'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 type Constructor<T> = new () => T;
@@ -241,7 +241,7 @@ export const RPC = {
   'evaluations.settings.update': rpc<UpdateEvalSettingsRequest, EvalSettingsView>(UpdateEvalSettingsRequest),
   'evaluations.run.start': rpc<StartEvalRunRequest, EvalRunView>(StartEvalRunRequest),
   'evaluations.run.list': rpc<ListEvalRunsRequest, EvalRunView[]>(ListEvalRunsRequest),
-  'evaluations.run.get': rpc<EvalRunIdRequest, EvalRunDetailView>(EvalRunIdRequest),
+  'evaluations.run.get': rpc<GetEvalRunRequest, EvalRunDetailView>(GetEvalRunRequest),
   'evaluations.alert.list': rpc<ListEvalAlertsRequest, EvalAlertView[]>(ListEvalAlertsRequest),
   'console.evaluation.notify': rpc<EvalNotifyRequest, EvalNotifyReply>(EvalNotifyRequest, false),
 } as const;

@@ -1,10 +1,11 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Optional } from '@nestjs/common';
 import { BotAccess, enforceBotAccess } from '@sa/bot-access';
 import { BehaviourSettings, BotBehaviourView, BotModelChoice, CallerContext, UpdateBotBehaviourRequest } from '@sa/contracts';
 import { NotFound } from '@sa/errors';
 import { ModelConnectionsRepository } from '../models/model-connections.repository';
 import { WidgetSettingsService } from '../widget/widget-settings.service';
 import { BehaviourRepository, BehaviourRow } from './behaviour.repository';
+import { EvalChangePublisher } from './eval-change.publisher';
 
 export function toBehaviourView(r: BehaviourRow): BotBehaviourView {
   return {
@@ -43,6 +44,7 @@ export class BehaviourService {
     private readonly repository: BehaviourRepository,
     private readonly widget: WidgetSettingsService,
     private readonly connections: ModelConnectionsRepository,
+    @Optional() private readonly evalChanges?: EvalChangePublisher,
   ) {}
 
   private async row(ctx: CallerContext, botId: string): Promise<BehaviourRow> {
@@ -69,6 +71,9 @@ export class BehaviourService {
     };
     await this.repository.save(ctx.tenantId, req.botId, next);
     this.widget.announceChange(req.botId);
+    // Issue 33: what the bot answers may change (the starter questions alone do not change answers).
+    if (next.model_connection_id !== current.model_connection_id || next.temperature !== current.temperature) this.evalChanges?.changed(ctx.tenantId, req.botId, 'model');
+    else if (next.instructions !== current.instructions || next.fallback_reply !== current.fallback_reply || next.answer_length !== current.answer_length) this.evalChanges?.changed(ctx.tenantId, req.botId, 'behaviour');
     return toBehaviourView((await this.repository.find(ctx.tenantId, req.botId))!);
   }
 }

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import {
   CallerContext,
   CreateModelConnectionRequest,
@@ -13,6 +13,7 @@ import { DomainError, NotFound, ValidationFailed } from '@sa/errors';
 import { type ConnectionCalls, testConnection } from '@sa/llm-config';
 import { RpcClient } from '@sa/messaging';
 import { SecretBox } from '@sa/secret-box';
+import { EvalChangePublisher } from '../behaviour/eval-change.publisher';
 import { WIDGET_SECRET_BOX } from '../widget/widget-settings.service';
 import { ModelConnectionsRepository, toConnectionSpec, toConnectionView } from './model-connections.repository';
 
@@ -39,6 +40,7 @@ export class ModelConnectionsService {
     private readonly rpc: RpcClient,
     @Inject(WIDGET_SECRET_BOX) private readonly box: SecretBox,
     @Inject(MODEL_CONNECTION_CALLS) private readonly calls: ConnectionCalls,
+    @Optional() private readonly evalChanges?: EvalChangePublisher,
   ) {}
 
   /** The connection knowledge embeds with (or is switching to), so the list can say so and delete can refuse. */
@@ -84,6 +86,8 @@ export class ModelConnectionsService {
     const sealed = req.api_key === undefined ? current.api_key_sealed : req.api_key === null ? null : this.box.seal(req.api_key);
     if (needsKey(current.kind, baseUrl) && !sealed) throw keyRequired(current.kind);
     await this.unique(() => this.repository.update(ctx.tenantId, req.connectionId, { name: req.name?.trim() ?? current.name, base_url: baseUrl, model: req.model?.trim() ?? current.model, api_key_sealed: sealed }));
+    // Issue 33: the bots answering through this connection may answer differently (a rename alone does not change answers).
+    if (baseUrl !== current.base_url || (req.model !== undefined && req.model.trim() !== current.model) || sealed !== current.api_key_sealed) this.evalChanges?.changed(ctx.tenantId, null, 'model');
     return this.view(ctx, req.connectionId);
   }
 
@@ -94,6 +98,7 @@ export class ModelConnectionsService {
       throw new DomainError('conflict', "The workspace's knowledge is embedded with this connection: choose another embedding model first");
     }
     if (!(await this.repository.delete(ctx.tenantId, id))) throw new NotFound('Model connection');
+    this.evalChanges?.changed(ctx.tenantId, null, 'model');
     return { deleted: true };
   }
 

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { EntityManager } from 'typeorm';
@@ -11,6 +11,7 @@ import { KNOWLEDGE_LOGGER } from '../knowledge.tokens';
 import { DocumentClaimsRepository } from '../pipeline/document-claims.repository';
 import { DocumentProcessor } from '../pipeline/document-processor';
 import { DocumentRow, DocumentsRepository, toDocumentView } from './documents.repository';
+import { EvalChangePublisher } from './eval-change.publisher';
 
 /**
  * Spec part 4, /kb: a restricted token must name an allowed bot (403); a bot must belong to the
@@ -25,6 +26,7 @@ export class DocumentsService {
     private readonly claims: DocumentClaimsRepository,
     private readonly processor: DocumentProcessor,
     @Inject(KNOWLEDGE_LOGGER) private readonly logger: Logger,
+    @Optional() private readonly evalChanges?: EvalChangePublisher,
   ) {}
 
   async ingest(ctx: CallerContext, req: IngestKbRequest): Promise<KbIngestAccepted> {
@@ -91,7 +93,7 @@ export class DocumentsService {
       const doc = await this.claims.getClaimed(id, claimant);
       if (!doc) return;
       const result = await this.processor.process(doc, new AbortController().signal);
-      await this.claims.markReady(id, claimant, result.chunkCount, result.embedder, result.contentHash);
+      if (await this.claims.markReady(id, claimant, result.chunkCount, result.embedder, result.contentHash)) this.evalChanges?.knowledgeChanged(doc.tenant_id, doc.chatbot_id);
     } catch (err) {
       this.logger.warn({ document_id: id, err: (err as Error).message }, 'indexing a Q&A pair inline failed; the ingestion worker retries it');
       await this.claims.release(id, claimant).catch(() => undefined);

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { Logger } from 'pino';
 import { BLOB_STORE, type BlobStore, isKnowledgeFileKeyOf } from '@sa/blob-storage';
 import { BotAccess, enforceBotAccess } from '@sa/bot-access';
@@ -7,6 +7,7 @@ import { BadRequest, NotFound } from '@sa/errors';
 import { KNOWLEDGE_CONFIG, KnowledgeConfig } from '../config/knowledge.config';
 import { DocumentsRepository, toDocumentView } from '../documents/documents.repository';
 import { DocumentsService } from '../documents/documents.service';
+import { EvalChangePublisher } from '../documents/eval-change.publisher';
 import { KNOWLEDGE_LOGGER } from '../knowledge.tokens';
 import { VECTOR_STORE, type VectorStore } from '../vector-store/vector-store.port';
 import { KnowledgeFilesRepository } from './knowledge-files.repository';
@@ -26,6 +27,7 @@ export class KnowledgeFilesService {
     @Inject(BLOB_STORE) private readonly blobs: BlobStore,
     @Inject(KNOWLEDGE_CONFIG) private readonly config: KnowledgeConfig,
     @Inject(KNOWLEDGE_LOGGER) private readonly logger: Logger,
+    @Optional() private readonly evalChanges?: EvalChangePublisher,
   ) {}
 
   async addFile(ctx: CallerContext, req: AddKbFileRequest): Promise<KbDocumentView> {
@@ -67,6 +69,7 @@ export class KnowledgeFilesService {
       await this.blobs.delete(key).catch((err: unknown) => this.logger.warn({ document_id: doc.id, err: (err as Error).message }, 'could not delete the stored file of a deleted document'));
     }
     this.logger.info({ document_id: doc.id, documents: ids.length, tenant_id: ctx.tenantId }, 'document deleted');
+    this.evalChanges?.knowledgeChanged(ctx.tenantId, doc.chatbot_id);
     return { id: doc.id, deleted: true };
   }
 }

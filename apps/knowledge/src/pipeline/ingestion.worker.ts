@@ -1,4 +1,4 @@
-import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
@@ -9,6 +9,7 @@ import { KNOWLEDGE_CONFIG, KnowledgeConfig } from '../config/knowledge.config';
 import { KNOWLEDGE_LOGGER } from '../knowledge.tokens';
 import { ClaimedDocument, DocumentClaimsRepository } from './document-claims.repository';
 import { DocumentProcessor } from './document-processor';
+import { EvalChangePublisher } from '../documents/eval-change.publisher';
 import { DOCUMENT_RETRY_BACKOFF, PermanentFailure } from './failures';
 
 const outcomes = counter({ name: 'sa_ingestion_documents_total', help: 'Documents this replica finished, by outcome (ready, unchanged, removed, failed, retry, released)', labelNames: ['outcome'] as const });
@@ -37,6 +38,7 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
     private readonly processor: DocumentProcessor,
     @Inject(KNOWLEDGE_CONFIG) private readonly config: KnowledgeConfig,
     @Inject(KNOWLEDGE_LOGGER) private readonly logger: Logger,
+    @Optional() private readonly evalChanges?: EvalChangePublisher,
   ) {
     this.listener = new PgListener({
       client: { connectionString: config.databaseUrl, application_name: 'knowledge-worker-listener' },
@@ -149,6 +151,7 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
         stopTimer();
         outcomes.inc({ outcome: 'removed' });
         log.info({ source_url: doc.source_url }, 'page vanished from its site; removed with its chunks');
+        this.evalChanges?.knowledgeChanged(doc.tenant_id, doc.chatbot_id);
         return;
       }
       if (abort.signal.aborted) return;
@@ -156,13 +159,17 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
       stopTimer();
       outcomes.inc({ outcome: result.unchanged ? 'unchanged' : 'ready' });
       log.info({ chunks: result.chunkCount, discovered: result.discovered, unchanged: result.unchanged, ms: Date.now() - started, kept }, 'document ready');
+      if (kept && !result.unchanged) this.evalChanges?.knowledgeChanged(doc.tenant_id, doc.chatbot_id);
     } catch (err) {
       if (abort.signal.aborted && this.stopping) return;
       const reason = err instanceof Error ? err.message : String(err);
       if (err instanceof PermanentFailure || doc.attempts >= this.config.maxAttempts) {
         const why = err instanceof PermanentFailure ? reason : `Failed after ${doc.attempts} attempts: ${reason}`;
         // A source that fails for good (gone, blocked) on a re-sync takes its old chunks with it.
-        if ((await this.claims.markFailed(doc.id, this.workerId, why)) && doc.chunk_count > 0) await this.processor.discard(doc);
+        if ((await this.claims.markFailed(doc.id, this.workerId, why)) && doc.chunk_count > 0) {
+          await this.processor.discard(doc);
+          this.evalChanges?.knowledgeChanged(doc.tenant_id, doc.chatbot_id);
+        }
         outcomes.inc({ outcome: 'failed' });
         log.info({ reason: why }, 'document failed');
       } else {
