@@ -5,6 +5,7 @@ import { BotsController } from './bots/bots.controller';
 import { TryBotController } from './bots/try-bot.controller';
 import { BehaviourController } from './bots/behaviour.controller';
 import { PlaygroundController } from './bots/playground.controller';
+import { EvaluationsController } from './evaluations/evaluations.controller';
 import { ModelsController } from './models/models.controller';
 import { TokenBudgetController } from './workspace/token-budget.controller';
 import { ConnectionsController } from './connections/connections.controller';
@@ -27,6 +28,7 @@ import { OauthInteractionsController } from './oauth/interactions.controller';
 import { ConnectionVerifyHandler } from './oauth/connection-verify.handler';
 import { HandoffController } from './handoff/handoff.controller';
 import { HandoffNotifyHandler } from './handoff/handoff-notify.handler';
+import { EvaluationNotifyHandler } from './evaluations/evaluation-notify.handler';
 
 /** Every controller of the console's API (the OpenAPI document is generated from these). */
 export const CONSOLE_CONTROLLERS: Type[] = [
@@ -55,8 +57,9 @@ export const CONSOLE_CONTROLLERS: Type[] = [
   HandoffController,
   OauthInteractionsController,
   AnalyticsController,
+  EvaluationsController,
   ConsoleOpenApiController,
 ];
 
 /** The console's NATS handlers (queue group `console`). */
-export const CONSOLE_HANDLERS: Type[] = [ConnectionVerifyHandler, HandoffNotifyHandler];
+export const CONSOLE_HANDLERS: Type[] = [ConnectionVerifyHandler, HandoffNotifyHandler, EvaluationNotifyHandler];

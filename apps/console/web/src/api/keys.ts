@@ -19,6 +19,11 @@ export const keys = {
   analytics: (id: string, botId: string | null) => ['workspace', id, 'analytics', botId ?? 'all'] as const,
   analyticsQuestions: (id: string) => ['workspace', id, 'analytics-questions'] as const,
   tokenUsage: (id: string) => ['workspace', id, 'token-usage'] as const,
+  // Issue 33: evaluations.
+  evalCases: (id: string, botId: string) => ['workspace', id, 'evaluations', botId, 'cases'] as const,
+  evalSettings: (id: string, botId: string) => ['workspace', id, 'evaluations', botId, 'settings'] as const,
+  evalRuns: (id: string, botId: string) => ['workspace', id, 'evaluations', botId, 'runs'] as const,
+  evalAlerts: (id: string) => ['workspace', id, 'evaluation-alerts'] as const,
   interaction: (uid: string) => ['oauth-interaction', uid] as const,
   setup: ['setup'] as const,
 };

@@ -465,6 +465,184 @@ export interface paths {
         patch: operations["updateBotBehaviour"];
         trace?: never;
     };
+    "/workspaces/{workspaceId}/bots/{botId}/evaluations/cases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A bot's test set
+         * @description The cases of the bot's test set, oldest first. Questions and facts are user text: render them as text.
+         *
+         *     Required role: `member` or above.
+         */
+        get: operations["listEvalCases"];
+        put?: never;
+        /**
+         * Add a case to the test set
+         * @description `facts` (1 or more) when `expect` is facts; none otherwise. `source` says where it came from (a transcript, the Analytics page). 409 `conflict`: the set is full.
+         *
+         *     Required role: `admin` or above.
+         */
+        post: operations["createEvalCase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/bots/{botId}/evaluations/cases/{caseId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a case
+         * @description Earlier runs keep their results for it.
+         *
+         *     Required role: `admin` or above.
+         */
+        delete: operations["deleteEvalCase"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a case
+         * @description Members left out stay as they are.
+         *
+         *     Required role: `admin` or above.
+         */
+        patch: operations["updateEvalCase"];
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/bots/{botId}/evaluations/cases/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the test set (CSV or JSONL)
+         * @description A download (Content-Disposition: attachment) in the import format: `text/csv` or `application/jsonl`.
+         *
+         *     Required role: `member` or above.
+         */
+        get: operations["exportEvalCases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/bots/{botId}/evaluations/cases/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a test set (CSV or JSONL)
+         * @description The file's text in `content`. csv: a header row with question, expect, facts (separated by "|"), and optionally language and note; jsonl: one JSON object per line with the same members (facts an array). Every line is checked first: one bad line rejects the whole import (400, naming the line). `mode` append (default) adds to the set; replace makes the set the imported cases.
+         *
+         *     Required role: `admin` or above.
+         */
+        post: operations["importEvalCases"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/bots/{botId}/evaluations/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A bot's runs
+         * @description Newest first (`limit`, default the service's). A queued or running run shows its progress in `done` of `total`.
+         *
+         *     Required role: `member` or above.
+         */
+        get: operations["listEvalRuns"];
+        put?: never;
+        /**
+         * Run the test set now
+         * @description Every case is answered through the real chat path (stored and counted nowhere) and graded; read the run's progress with GET …/runs/{runId}. 402 `api_locked` without live access; 409 `conflict`: the set is empty.
+         *
+         *     Required role: `admin` or above.
+         */
+        post: operations["startEvalRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/bots/{botId}/evaluations/runs/{runId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A run and its results
+         * @description Each case's verdict (and the judge's, when it graded), the reply and the passages it was given, the cases that changed since the previous run first, a page at a time (`offset`, `limit`; `next_offset` is where the next page starts, null on the last). Replies and passages are model and user text: render them as text.
+         *
+         *     Required role: `member` or above.
+         */
+        get: operations["getEvalRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/bots/{botId}/evaluations/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A bot's evaluation settings
+         * @description The gate (a pass rate from 0 to 1, or null), automatic runs and the judge.
+         *
+         *     Required role: `member` or above.
+         */
+        get: operations["getEvalSettings"];
+        /**
+         * Change a bot's evaluation settings
+         * @description Members left out stay as they are; `min_pass_rate: null` removes the gate.
+         *
+         *     Required role: `admin` or above.
+         */
+        put: operations["updateEvalSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspaceId}/bots/{botId}/playground": {
         parameters: {
             query?: never;
@@ -668,6 +846,28 @@ export interface paths {
          *     Required role: `admin` or above.
          */
         put: operations["updateEmbeddingSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/evaluations/alerts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Bots under their gate
+         * @description The workspace's bots whose latest completed run passed fewer cases than their gate (the console's banner).
+         *
+         *     Required role: `member` or above.
+         */
+        get: operations["listEvalAlerts"];
+        put?: never;
         post?: never;
         delete?: never;
         options?: never;
@@ -1934,6 +2134,173 @@ export interface components {
             retry_after?: number;
             /** @description A free bot name (409 on POST /bots). */
             suggested_name?: string;
+        };
+        /** @description A bot whose latest completed run is under its gate (the console's banner). */
+        EvalAlert: {
+            /** Format: uuid */
+            chatbot_id: string;
+            /** Format: date-time */
+            finished_at: string;
+            min_pass_rate: number;
+            pass_rate: number;
+            /** Format: uuid */
+            run_id: string;
+        };
+        /** @description A case of a bot's test set: a question and what a good reply must do. User text: render it as text. */
+        EvalCase: {
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * @description facts: the reply contains every fact (matched ignoring case, accents, spacing and number formats); unanswered: the bot says it does not know; handoff: the bot hands off to a person.
+             * @enum {string}
+             */
+            expect: "facts" | "unanswered" | "handoff";
+            facts: string[];
+            /** Format: uuid */
+            id: string;
+            /** @description The reply language to ask for (BCP 47); null: as a visitor who names none. */
+            language: string | null;
+            note: string | null;
+            question: string;
+            /** @enum {string} */
+            source: "manual" | "import" | "transcript" | "analytics";
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** @description A new case. `facts` is required (1 or more) when `expect` is facts, and must be empty otherwise. Unknown members are rejected (400). */
+        EvalCaseCreate: {
+            /** @enum {string} */
+            expect: "facts" | "unanswered" | "handoff";
+            facts?: string[];
+            language?: string | null;
+            note?: string | null;
+            question: string;
+            /**
+             * @description Where it came from (default manual).
+             * @enum {string}
+             */
+            source?: "manual" | "import" | "transcript" | "analytics";
+        };
+        /** @description A change to a case; members left out stay as they are. Unknown members are rejected (400). */
+        EvalCaseUpdate: {
+            /** @enum {string} */
+            expect?: "facts" | "unanswered" | "handoff";
+            facts?: string[];
+            language?: string | null;
+            note?: string | null;
+            question?: string;
+        };
+        /** @description A test set to import. csv: a header row with question, expect, facts (facts separated by "|"), and optionally language and note. jsonl: one JSON object per line with the same members (facts an array). Every line is checked first; one bad line rejects the whole import (400, naming the line). */
+        EvalImport: {
+            content: string;
+            /** @enum {string} */
+            format: "csv" | "jsonl";
+            /**
+             * @description append (default): add to the set; replace: the set becomes the imported cases.
+             * @enum {string}
+             */
+            mode?: "append" | "replace";
+        };
+        /** @description What an import did. */
+        EvalImportResult: {
+            imported: number;
+            total: number;
+        };
+        /** @description The judge model's grading of a reply (when the bot has a model and judging is on). */
+        EvalJudgement: {
+            complete: boolean;
+            correct: boolean;
+            grounded: boolean;
+            /** @description The judge's reason, model output: render it as text. */
+            reason: string;
+            /** @enum {string} */
+            verdict: "pass" | "fail";
+        };
+        /** @description One case's outcome in a run. */
+        EvalResult: {
+            /** Format: uuid */
+            case_id: string;
+            /** @description The verdict differs from the previous run (newly failing or newly passing). Listed first. */
+            changed: boolean;
+            /** @enum {string} */
+            expect: "facts" | "unanswered" | "handoff";
+            facts: string[];
+            handoff: boolean;
+            judge: components["schemas"]["EvalJudgement"] | null;
+            language: string | null;
+            latency_ms: number;
+            passages: components["schemas"]["MessagePassage"][];
+            /**
+             * @description This case's verdict in the bot's previous completed run; null: not in it.
+             * @enum {string|null}
+             */
+            previous_verdict: "pass" | "fail" | "error" | null;
+            question: string;
+            /** @description Why, for people: the facts missing, "Answered, but should have said it does not know", … */
+            reason: string;
+            /** @description The bot's reply (model output: render it as text). */
+            reply: string;
+            unanswered: boolean;
+            /** @enum {string} */
+            verdict: "pass" | "fail" | "error";
+        };
+        /** @description One run of a bot's test set. */
+        EvalRun: {
+            /** @description Completed under the gate. */
+            below_threshold: boolean;
+            /** Format: uuid */
+            chatbot_id: string;
+            /** Format: date-time */
+            created_at: string;
+            done: number;
+            error: string | null;
+            /** Format: date-time */
+            finished_at: string | null;
+            /** Format: uuid */
+            id: string;
+            /** @description The gate when the run started; null: none. */
+            min_pass_rate: number | null;
+            /** @description passed / total once completed; null before. */
+            pass_rate: number | null;
+            passed: number;
+            /** Format: date-time */
+            started_at: string | null;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed" | "cancelled";
+            token_budget: number;
+            /** @description Model tokens the run used, and its budget (EVAL_RUN_TOKEN_BUDGET). */
+            tokens_used: number;
+            /** @description Cases in the run, answered so far, and passed (by the rules). */
+            total: number;
+            /** @enum {string} */
+            trigger: "manual" | "cli" | "knowledge" | "behaviour" | "model";
+        };
+        /** @description A run and one page of its results, the changed cases first. */
+        EvalRunDetail: {
+            /** @description The `offset` of the next page; null: this page is the last. */
+            next_offset: number | null;
+            /** @description Results from `offset` on, in order: the cases whose verdict changed since the previous run first, then the others in the order of the test set. */
+            results: components["schemas"]["EvalResult"][];
+            /** @description Results recorded so far. */
+            results_total: number;
+            run: components["schemas"]["EvalRun"];
+        };
+        /** @description A bot's evaluation settings. */
+        EvalSettings: {
+            /** @description Run automatically (debounced) after knowledge, behaviour or model changes. */
+            auto_run: boolean;
+            /** Format: uuid */
+            chatbot_id: string;
+            /** @description Have the bot's model also grade each reply (grounded, correct, complete). Needs a model; without one only the rules grade. */
+            judge: boolean;
+            /** @description The gate: a run whose pass rate is under it e-mails owners and admins and shows a banner (0 to 1); null: no gate. */
+            min_pass_rate: number | null;
+        };
+        /** @description Members left out stay as they are. Unknown members are rejected (400). */
+        EvalSettingsUpdate: {
+            auto_run?: boolean;
+            judge?: boolean;
+            min_pass_rate?: number | null;
         };
         /** @description A conversation that asked for a person. Names and the question are user text: render them as text. */
         Handoff: {
@@ -4209,6 +4576,797 @@ export interface operations {
             };
         };
     };
+    listEvalCases: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The cases. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EvalCase"][];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    createEvalCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EvalCaseCreate"];
+            };
+        };
+        responses: {
+            /** @description The case. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EvalCase"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `conflict` or `last_owner`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    deleteEvalCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                caseId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    updateEvalCase: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                caseId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EvalCaseUpdate"];
+            };
+        };
+        responses: {
+            /** @description The case as saved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EvalCase"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    exportEvalCases: {
+        parameters: {
+            query: {
+                /** @description csv: a header row (question, expect, facts separated by "|", language, note); jsonl: one JSON object per line. */
+                format: "csv" | "jsonl";
+            };
+            header?: never;
+            path: {
+                botId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test set as a file. */
+            200: {
+                headers: {
+                    /** @description attachment; filename="test-set-<bot>.<csv|jsonl>" */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/jsonl": string;
+                    "text/csv": string;
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/jsonl": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                    "text/csv": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/jsonl": components["schemas"]["ErrorObject"];
+                    "text/csv": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/jsonl": components["schemas"]["ErrorObject"];
+                    "text/csv": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/jsonl": components["schemas"]["ErrorObject"];
+                    "text/csv": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    importEvalCases: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EvalImport"];
+            };
+        };
+        responses: {
+            /** @description How many cases were imported, and the size of the set now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EvalImportResult"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `conflict` or `last_owner`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    listEvalRuns: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                botId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The runs. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EvalRun"][];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    startEvalRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run, queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EvalRun"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `plan_capacity_exhausted` (every bot slot of the plan is in use) or `quota_exhausted`, with details; `api_locked` (the workspace has no live access: the playground). */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `conflict` or `last_owner`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    getEvalRun: {
+        parameters: {
+            query?: {
+                /** @description Results per page, 1 to 200 (default 100); a page also stops at about 600 kB. */
+                limit?: number;
+                /** @description The first result to return (0: the first). */
+                offset?: number;
+            };
+            header?: never;
+            path: {
+                botId: string;
+                runId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run and a page of its results. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EvalRunDetail"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    getEvalSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EvalSettings"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    updateEvalSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EvalSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description The settings as saved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EvalSettings"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
     playgroundTurn: {
         parameters: {
             query?: never;
@@ -4961,6 +6119,66 @@ export interface operations {
             };
             /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    listEvalAlerts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The alerts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["EvalAlert"][];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

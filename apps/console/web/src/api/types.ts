@@ -69,3 +69,16 @@ export type TestModelConnection = Body<WP<'/models/{connectionId}/test'>, 'post'
 export type ModelConnectionTestResult = Ok<WP<'/models/{connectionId}/test'>, 'post'>['data'];
 export type EmbeddingSettings = Ok<WP<'/embedding'>, 'get'>['data'];
 export type UpdateEmbeddingSettings = Body<WP<'/embedding'>, 'put'>;
+// Issue 33: the Evaluations page (test sets, runs, gates).
+export type EvalCase = Item<Ok<WP<'/bots/{botId}/evaluations/cases'>, 'get'>>;
+export type CreateEvalCase = Body<WP<'/bots/{botId}/evaluations/cases'>, 'post'>;
+export type UpdateEvalCase = Body<WP<'/bots/{botId}/evaluations/cases/{caseId}'>, 'patch'>;
+export type ImportEvalCases = Body<WP<'/bots/{botId}/evaluations/cases/import'>, 'post'>;
+export type EvalSettings = Ok<WP<'/bots/{botId}/evaluations/settings'>, 'get'>['data'];
+export type UpdateEvalSettings = Body<WP<'/bots/{botId}/evaluations/settings'>, 'put'>;
+export type EvalRun = Item<Ok<WP<'/bots/{botId}/evaluations/runs'>, 'get'>>;
+export type EvalRunDetail = Ok<WP<'/bots/{botId}/evaluations/runs/{runId}'>, 'get'>['data'];
+export type EvalResult = EvalRunDetail['results'][number];
+export type EvalAlert = Item<Ok<WP<'/evaluations/alerts'>, 'get'>>;
+export type EvalExpectation = EvalCase['expect'];
+export type EvalImportResult = Ok<WP<'/bots/{botId}/evaluations/cases/import'>, 'post'>['data'];

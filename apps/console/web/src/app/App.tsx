@@ -11,6 +11,7 @@ import { BotPage } from '../pages/bots/BotPage';
 import { BotsPage } from '../pages/bots/BotsPage';
 import { BookingsPage } from '../pages/bookings/BookingsPage';
 import { ConversationsPage } from '../pages/conversations/ConversationsPage';
+import { EvaluationsPage } from '../pages/evaluations/EvaluationsPage';
 import { LeadsPage } from '../pages/leads/LeadsPage';
 import { ConnectionsPage } from '../pages/connections/ConnectionsPage';
 import { ConsentPage } from '../pages/consent/ConsentPage';
@@ -79,6 +80,7 @@ const router = createBrowserRouter([
           { path: 'bots', element: <BotsPage /> },
           { path: 'bots/:botId', element: <BotPage /> },
           { path: 'analytics', element: <AnalyticsPage /> },
+          { path: 'evaluations', element: <EvaluationsPage /> },
           { path: 'knowledge', element: <KnowledgePage /> },
           { path: 'models', element: <ModelsPage /> },
           { path: 'connections', element: <ConnectionsPage /> },

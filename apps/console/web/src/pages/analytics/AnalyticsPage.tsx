@@ -1,5 +1,5 @@
 import { useState, type ReactNode } from 'react';
-import { useSearchParams } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { useAnalytics, useAnalyticsQuestions, useTokenUsage } from '../../api/analytics';
 import type { AnalyticsQuestions, Bot } from '../../api/types';
 import { useBots } from '../../api/workspace';
@@ -7,6 +7,7 @@ import { useCurrentWorkspace } from '../../app/workspace-context';
 import { SelectInput } from '../../components/Fields';
 import { ErrorMessage, Loading, SuccessMessage } from '../../components/Messages';
 import { Page, Section } from '../../components/Page';
+import { AddToTestSetDialog } from '../evaluations/AddToTestSetDialog';
 import { AddAnswerDialog } from './AddAnswerDialog';
 import { MessagesChart } from './MessagesChart';
 import { QuestionsTable } from './QuestionsTable';
@@ -52,6 +53,7 @@ function AnalyticsOf({ botId, bots, onChoose }: { botId: string | null; bots: Bo
   const questions = useAnalyticsQuestions(workspace.id, botId);
   const tokens = useTokenUsage(workspace.id, botId);
   const [added, setAdded] = useState<string | null>(null);
+  const [addedCase, setAddedCase] = useState<{ botId: string; botName: string } | null>(null);
   const withQuestions = (show: (data: AnalyticsQuestions) => ReactNode) =>
     questions.isPending ? (
       <Loading what="questions" />
@@ -98,13 +100,28 @@ function AnalyticsOf({ botId, bots, onChoose }: { botId: string | null; bots: Bo
         description="Questions whose latest asking found nothing in the knowledge to answer from. Add an answer and the bot uses it from the next chat on; the question then leaves this list once it is answered."
       >
         {added ? <SuccessMessage>Answer added for “{added}”.</SuccessMessage> : null}
+        {addedCase ? (
+          <SuccessMessage>
+            Added to the test set of {addedCase.botName}.{' '}
+            <Link to={`/w/${encodeURIComponent(workspace.id)}/evaluations?bot=${encodeURIComponent(addedCase.botId)}`}>Open Evaluations</Link>
+          </SuccessMessage>
+        ) : null}
         {withQuestions((data) => (
           <QuestionsTable
             label="Unanswered questions table"
             questions={data.unanswered}
             timesHeading="Times unanswered"
             empty="No unanswered questions."
-            action={canManage ? (q) => <AddAnswerDialog workspaceId={workspace.id} question={q.question} botId={botId} onAdded={setAdded} /> : undefined}
+            action={
+              canManage
+                ? (q) => (
+                    <div className="actions__buttons">
+                      <AddAnswerDialog workspaceId={workspace.id} question={q.question} botId={botId} onAdded={setAdded} />
+                      <AddToTestSetDialog workspaceId={workspace.id} question={q.question} botId={botId} source="analytics" onAdded={({ botId: id, botName }) => setAddedCase({ botId: id, botName })} />
+                    </div>
+                  )
+                : undefined
+            }
           />
         ))}
       </Section>

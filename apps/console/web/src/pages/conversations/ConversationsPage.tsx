@@ -7,16 +7,18 @@ import { useCurrentWorkspace } from '../../app/workspace-context';
 import { ActionButton } from '../../components/ActionButton';
 import { DateTime } from '../../components/DateTime';
 import { SelectInput, TextInput } from '../../components/Fields';
-import { ErrorMessage, Loading } from '../../components/Messages';
+import { ErrorMessage, Loading, SuccessMessage } from '../../components/Messages';
 import { Page, Section } from '../../components/Page';
 import { CHANNEL_OPTIONS, channelName } from '../../lib/records';
+import { AddToTestSetDialog } from '../evaluations/AddToTestSetDialog';
 import { LeadCard } from './LeadCard';
 import { Transcript } from './Transcript';
 
 /** /w/:ws/conversations: sessions with search and filters; ?session= opens one beside its lead. */
 export function ConversationsPage() {
-  const { workspace } = useCurrentWorkspace();
+  const { workspace, canManage } = useCurrentWorkspace();
   const [params, setParams] = useSearchParams();
+  const [added, setAdded] = useState<{ botId: string; botName: string } | null>(null);
   const bots = useBots(workspace.id);
   const [text, setText] = useState(params.get('q') ?? '');
   const filter: ConversationFilter = {
@@ -119,7 +121,22 @@ export function ConversationsPage() {
               <ErrorMessage error={detail.error} />
             ) : (
               <div className="records__detail">
-                <Transcript messages={detail.data.messages} />
+                <div>
+                  {added ? (
+                    <SuccessMessage>
+                      Added to the test set of {added.botName}.{' '}
+                      <Link to={`/w/${encodeURIComponent(workspace.id)}/evaluations?bot=${encodeURIComponent(added.botId)}`}>Open Evaluations</Link>
+                    </SuccessMessage>
+                  ) : null}
+                  <Transcript
+                    messages={detail.data.messages}
+                    visitorAction={
+                      canManage
+                        ? (m) => <AddToTestSetDialog workspaceId={workspace.id} question={m.content} botId={m.chatbot_id ?? null} source="transcript" onAdded={({ botId, botName }) => setAdded({ botId, botName })} />
+                        : undefined
+                    }
+                  />
+                </div>
                 <aside aria-labelledby="conversation-lead">
                   <h3 id="conversation-lead" className="subheading">
                     Lead

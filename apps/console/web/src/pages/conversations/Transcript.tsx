@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import type { ChatMessage } from '../../api/types';
 import { DateTime } from '../../components/DateTime';
 
@@ -20,7 +21,7 @@ function Source({ url }: { url: string }) {
 
 /** A message as the transcript shows it: a chat message, or a handoff message with its author. */
 export type TranscriptMessage = Pick<ChatMessage, 'id' | 'role' | 'content' | 'created_at'> &
-  Partial<Pick<ChatMessage, 'source_urls' | 'feedback' | 'passages' | 'passages_omitted'>> & { author_kind?: 'person' | null; author_label?: string | null };
+  Partial<Pick<ChatMessage, 'source_urls' | 'feedback' | 'passages' | 'passages_omitted' | 'chatbot_id'>> & { author_kind?: 'person' | null; author_label?: string | null };
 
 export type Passage = NonNullable<ChatMessage['passages']>[number];
 
@@ -72,9 +73,20 @@ const FEEDBACK_TEXT = { positive: 'Rated helpful', negative: 'Rated not helpful'
  * A conversation's messages in order: who wrote each (the visitor or the bot, or a person when the
  * message says so), when, the text as text, the sources of an answer and the visitor's feedback,
  * and for owners and admins "Why this answer" (the passages behind it; the Conversations page).
- * Used by the Conversations, Leads and Handoff pages.
+ * Used by the Conversations, Leads and Handoff pages; `visitorAction` adds a control under each
+ * visitor message (the Conversations page's "Add to test set").
  */
-export function Transcript({ messages, label = 'Transcript', empty = 'No messages.' }: { messages: TranscriptMessage[]; label?: string; empty?: string }) {
+export function Transcript({
+  messages,
+  label = 'Transcript',
+  empty = 'No messages.',
+  visitorAction,
+}: {
+  messages: TranscriptMessage[];
+  label?: string;
+  empty?: string;
+  visitorAction?: (m: TranscriptMessage) => ReactNode;
+}) {
   if (messages.length === 0) return <p className="empty">{empty}</p>;
   return (
     <ol className="transcript" aria-label={label}>
@@ -89,6 +101,7 @@ export function Transcript({ messages, label = 'Transcript', empty = 'No message
               </span>
             </div>
             <p className="transcript__text">{m.content}</p>
+            {visitorAction && m.role === 'user' ? <div className="transcript__action">{visitorAction(m)}</div> : null}
             {m.source_urls && m.source_urls.length > 0 ? (
               <div className="transcript__sources">
                 <span className="muted small">Sources:</span>

@@ -7,6 +7,7 @@ import { Navigation } from './Navigation';
 import { AccountActions } from './AccountActions';
 import { WorkspaceSwitcher } from './WorkspaceSwitcher';
 import { Brand } from './Brand';
+import { EvalAlertsBanner } from './EvalAlertsBanner';
 
 /** Moves focus to the new page's heading after an in-app navigation (not on the first load). */
 function useFocusHeadingOnNavigation() {
@@ -59,6 +60,7 @@ export function ConsoleLayout() {
         <main id="main" className="main" tabIndex={-1}>
           {current ? (
             <WorkspaceContext.Provider value={current}>
+              <EvalAlertsBanner workspaceId={workspaceId} />
               <Outlet />
             </WorkspaceContext.Provider>
           ) : (

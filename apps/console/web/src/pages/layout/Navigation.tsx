@@ -10,6 +10,7 @@ const ENTRIES = [
   { to: 'leads', label: 'Leads' },
   { to: 'bookings', label: 'Bookings' },
   { to: 'analytics', label: 'Analytics' },
+  { to: 'evaluations', label: 'Evaluations' },
   { to: 'widget', label: 'Widget' },
   { to: 'tokens', label: 'API tokens' },
   { to: 'webhooks', label: 'Webhooks' },
