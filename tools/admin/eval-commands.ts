@@ -1,4 +1,4 @@
-import { EvalRunDetailView, EvalRunView } from '@sa/contracts';
+import { EVAL_RESULTS_PAGE_MAX, EvalRunDetailView, EvalRunView } from '@sa/contracts';
 import type { RpcClient } from '@sa/messaging';
 import type { CallerContext } from '@sa/contracts';
 import { ParsedArgs, UsageError, takeInt, takeString } from './args';
@@ -50,18 +50,27 @@ export async function runEvaluation(rpc: RpcClient, ctx: CallerContext, botId: s
   let run = await rpc.send('evaluations.run.start', { chatbotId: botId, trigger: 'cli' }, ctx);
   const deadline = Date.now() + timeoutSeconds * 1000;
   let said = '';
-  let detail: EvalRunDetailView = { run, results: [] };
   while (!FINISHED.has(run.status) && Date.now() < deadline) {
     await sleep(POLL_MS);
-    detail = await rpc.send('evaluations.run.get', { chatbotId: botId, runId: run.id }, ctx);
-    run = detail.run;
+    run = (await rpc.send('evaluations.run.get', { chatbotId: botId, runId: run.id, limit: 1 }, ctx)).run;
     const line = `${run.status}: ${run.done} of ${run.total} answered`;
     if (line !== said) progress(line);
     said = line;
   }
-  if (FINISHED.has(run.status)) detail = await rpc.send('evaluations.run.get', { chatbotId: botId, runId: run.id }, ctx);
+  const detail = await allResults(rpc, ctx, botId, run.id);
   run = detail.run;
   const min = minPass ?? run.min_pass_rate;
   if (!FINISHED.has(run.status)) progress(`the run did not finish within ${timeoutSeconds} s; it goes on in the service (run ${run.id})`);
   return { passed: judgeRun(run, min), min_pass_rate: min, pass_rate: run.pass_rate, run, results: detail.results };
+}
+
+/** A run with every result recorded, read page by page (a page fits one NATS message). */
+export async function allResults(rpc: RpcClient, ctx: CallerContext, botId: string, runId: string): Promise<Pick<EvalRunDetailView, 'run' | 'results'>> {
+  let page = await rpc.send('evaluations.run.get', { chatbotId: botId, runId, offset: 0, limit: EVAL_RESULTS_PAGE_MAX }, ctx);
+  const results = [...page.results];
+  while (page.next_offset !== null) {
+    page = await rpc.send('evaluations.run.get', { chatbotId: botId, runId, offset: page.next_offset, limit: EVAL_RESULTS_PAGE_MAX }, ctx);
+    results.push(...page.results);
+  }
+  return { run: page.run, results };
 }
