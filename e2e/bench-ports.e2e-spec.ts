@@ -70,7 +70,7 @@ describe('benchmark systems beside npm start (free ports)', () => {
     await Promise.all(held.map((srv) => new Promise((r) => srv.close(r))));
   });
 
-  it("starts a benchmark's whole system while the default ports (3000-3002, ops 9464-9472) are taken", async () => {
+  it("starts a benchmark's whole system while the default ports (3000-3002, ops 9464-9473) are taken", async () => {
     for (const port of DEFAULT_PORTS) {
       const free = await new Promise<boolean>((resolve) => {
         const probe = net.createServer();

@@ -24,7 +24,7 @@ const alive = (pid: number) => {
   }
 };
 
-/** `npm start` as a newcomer runs it: migrates, starts the nine apps, and Ctrl-C stops them all. */
+/** `npm start` as a newcomer runs it: migrates, starts the ten apps, and Ctrl-C stops them all. */
 /** The admin CLI as the person who ran `npm start` runs it: their environment, no WEBHOOK_SECRET_KEY. */
 function adminCli<T = Record<string, any>>(root: string, args: string[], env: Record<string, string>): T {
   const out = execFileSync(process.execPath, [path.join(root, 'dist', 'tools', 'admin', 'main.js'), ...args], { env: { PATH: process.env['PATH'], ...env }, encoding: 'utf8' });
@@ -52,8 +52,8 @@ describe('the launcher (npm start)', () => {
 
   it('starts every app, each connected as its own role, serves the API, encrypts webhook secrets with a local key it creates, and Ctrl-C (SIGINT to the process group) stops every app', async () => {
     const [gatewayPort, mcpPort, consolePort] = [await freePort(), await freePort(), await freePort()];
-    // The ops endpoints from a base of nine free ports, not the default 9464: the test runs beside a system started with npm start.
-    const opsBase = await freePortRange(9);
+    // The ops endpoints from a base of ten free ports, not the default 9464: the test runs beside a system started with npm start.
+    const opsBase = await freePortRange(10);
     // No WEBHOOK_SECRET_KEY, as on a laptop; the key file goes to a folder of this test.
     const keyFile = path.join(keyDir, 'data', 'webhook-secret-key');
     const personEnv = {

@@ -68,7 +68,7 @@ function listenOnAny() {
 
 /**
  * Free ports for every listener of a benchmark's system, so that it runs beside a system started
- * with `npm start` (3000-3002 and the ops ports 9464-9472) or anything else: `env` (GATEWAY_PORT,
+ * with `npm start` (3000-3002 and the ops ports 9464-9473) or anything else: `env` (GATEWAY_PORT,
  * MCP_PORT, CONSOLE_PORT, and OPS_PORT=0 for any app started without a port of its own) goes into
  * the System's environment, `opsPorts` (one per app) into its options.
  */
