@@ -90,7 +90,7 @@ describe('the launcher (npm start)', () => {
         .split('\n')
         .filter((l) => l.includes(`${path.sep}dist${path.sep}apps${path.sep}`));
       const apps = appLines.map((l) => Number(l.trim().split(/\s+/)[0]));
-      expect(apps).toHaveLength(9);
+      expect(apps).toHaveLength(10);
       // Each app runs as the image runs it: node and its main.js, no other flag.
       for (const line of appLines) expect(line.trim().split(/\s+/).slice(1)).toEqual([process.execPath, expect.stringMatching(/[\\/]dist[\\/]apps[\\/][a-z-]+[\\/]src[\\/]main\.js$/)]);
       // Each app is connected as its own role (LISTEN connections stay open), none as the administrator.
