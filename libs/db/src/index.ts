@@ -4,3 +4,4 @@ export * from './pg-listener';
 export * from './query-logger';
 export * from './hot-query';
 export * from './checkout';
+export * from './claim-loop';

@@ -5,6 +5,7 @@ import type { NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import type { BotSummary, CallerContext, MessagePassageView, TurnDiagnostics } from '@sa/contracts';
 import { startChatTurn, StreamIdle } from '@sa/edge';
+import { ClaimLoop } from '@sa/db';
 import { DomainError } from '@sa/errors';
 import { NATS_CONNECTION, RpcClient } from '@sa/messaging';
 import { counter } from '@sa/metrics';
@@ -42,10 +43,7 @@ export const BUDGET_USED_UP = "The run's token budget is used up";
 @Injectable()
 export class RunWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   readonly workerId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
-  private poller: NodeJS.Timeout | null = null;
-  private stopping = false;
-  private pumping: Promise<void> | null = null;
-  private pumpAgain = false;
+  private readonly loop: ClaimLoop<RunRow>;
   private current: { runId: string; abort: AbortController } | null = null;
 
   constructor(
@@ -56,19 +54,24 @@ export class RunWorker implements OnApplicationBootstrap, BeforeApplicationShutd
     @Inject(JUDGE) private readonly judge: Judge,
     @Inject(EVALUATIONS_CONFIG) private readonly config: EvaluationsConfig,
     @Inject(EVALUATIONS_LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    this.loop = new ClaimLoop({
+      pollMs: config.pollMs,
+      claim: () => this.runs.claim(this.workerId, this.config.leaseMs),
+      work: (row) => this.run(row),
+      onError: (err) => this.logger.warn({ err: err.message }, 'looking for evaluation runs failed; will retry'),
+    });
+  }
 
   onApplicationBootstrap(): void {
-    this.poller = setInterval(() => void this.pump(), this.config.pollMs);
-    void this.pump();
+    this.loop.start();
   }
 
   /** On shutdown: the case in flight is cut short (not recorded) and the run handed back at once. */
   async beforeApplicationShutdown(): Promise<void> {
-    this.stopping = true;
-    if (this.poller) clearInterval(this.poller);
+    const stopped = this.loop.stop();
     this.current?.abort.abort();
-    await this.pumping;
+    await stopped;
   }
 
   /** A run was started (or cancelled) in this process: look for work at once. */
@@ -77,30 +80,7 @@ export class RunWorker implements OnApplicationBootstrap, BeforeApplicationShutd
   }
 
   pump(): Promise<void> {
-    if (this.stopping) return Promise.resolve();
-    if (this.pumping) {
-      this.pumpAgain = true;
-      return this.pumping;
-    }
-    this.pumping = this.drain().finally(() => {
-      this.pumping = null;
-    });
-    return this.pumping;
-  }
-
-  private async drain(): Promise<void> {
-    do {
-      this.pumpAgain = false;
-      try {
-        for (;;) {
-          if (this.stopping) return;
-          const row = await this.runs.claim(this.workerId, this.config.leaseMs);
-          if (!row || !(await this.run(row))) break;
-        }
-      } catch (err) {
-        this.logger.warn({ err: (err as Error).message }, 'looking for evaluation runs failed; will retry');
-      }
-    } while (this.pumpAgain && !this.stopping);
+    return this.loop.pump();
   }
 
   /** Works on one run until it completes or stops; false when it was handed back after an error a later try may get past. */
@@ -156,7 +136,7 @@ export class RunWorker implements OnApplicationBootstrap, BeforeApplicationShutd
       return true;
     } catch (err) {
       if (err instanceof RunLost || err instanceof RunStopped || abort.signal.aborted) {
-        if (this.stopping) await this.runs.release(row.id, this.workerId).catch(() => undefined);
+        if (this.loop.stopped) await this.runs.release(row.id, this.workerId).catch(() => undefined);
         else log.info('the evaluation run was replaced by a newer one, or taken over; this replica stops working on it');
         return true;
       }

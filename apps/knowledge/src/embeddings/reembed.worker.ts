@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, OnApplicationBootstrap }
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
+import { ClaimLoop } from '@sa/db';
 import { DomainError } from '@sa/errors';
 import { counter } from '@sa/metrics';
 import { KNOWLEDGE_CONFIG, KnowledgeConfig } from '../config/knowledge.config';
@@ -44,10 +45,7 @@ const MAX_PASSES = 5;
 @Injectable()
 export class ReembedWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   readonly workerId = `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
-  private poller: NodeJS.Timeout | null = null;
-  private stopping = false;
-  private pumping: Promise<void> | null = null;
-  private pumpAgain = false;
+  private readonly loop: ClaimLoop<WorkspaceEmbedderRow>;
   private current: { tenantId: string; abort: AbortController } | null = null;
 
   constructor(
@@ -56,18 +54,24 @@ export class ReembedWorker implements OnApplicationBootstrap, BeforeApplicationS
     @Inject(VECTOR_STORE) private readonly store: VectorStore,
     @Inject(KNOWLEDGE_CONFIG) private readonly config: KnowledgeConfig,
     @Inject(KNOWLEDGE_LOGGER) private readonly logger: Logger,
-  ) {}
+  ) {
+    // A run handed back after an error is tried again at the next look, not at once.
+    this.loop = new ClaimLoop({
+      pollMs: config.reembedPollMs,
+      claim: () => this.repository.claim(this.workerId, this.config.leaseMs),
+      work: (row) => this.run(row),
+      onError: (err) => this.logger.warn({ err: err.message }, 'looking for embedding model switches failed; will retry'),
+    });
+  }
 
   onApplicationBootstrap(): void {
-    this.poller = setInterval(() => void this.pump(), this.config.reembedPollMs);
-    void this.pump();
+    this.loop.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    this.stopping = true;
-    if (this.poller) clearInterval(this.poller);
+    const stopped = this.loop.stop();
     this.current?.abort.abort();
-    await this.pumping;
+    await stopped;
   }
 
   /** The workspace's switch changed in this process: a run of it stops, and work is looked for at once. */
@@ -78,36 +82,12 @@ export class ReembedWorker implements OnApplicationBootstrap, BeforeApplicationS
 
   /** Runs the switches waiting, one after another, until none is left (one pump at a time). */
   pump(): Promise<void> {
-    if (this.stopping) return Promise.resolve();
-    if (this.pumping) {
-      this.pumpAgain = true;
-      return this.pumping;
-    }
-    this.pumping = this.drain().finally(() => {
-      this.pumping = null;
-    });
-    return this.pumping;
+    return this.loop.pump();
   }
 
   /** Drops the workspace's chunks of every embedder its state no longer names (a replaced index, a dropped switch's partial one). */
   async dropUnusedIndexes(tenantId: string): Promise<void> {
     await this.store.deleteEmbedders(tenantId, await this.embedders.indexIds(await this.embedders.state(tenantId)));
-  }
-
-  private async drain(): Promise<void> {
-    do {
-      this.pumpAgain = false;
-      try {
-        for (;;) {
-          if (this.stopping) return;
-          const row = await this.repository.claim(this.workerId, this.config.leaseMs);
-          // A run handed back after an error is tried again at the next look, not at once.
-          if (!row || !(await this.run(row))) break;
-        }
-      } catch (err) {
-        this.logger.warn({ err: (err as Error).message }, 'looking for embedding model switches failed; will retry');
-      }
-    } while (this.pumpAgain && !this.stopping);
   }
 
   /** Runs one switch; false when it was handed back after an error that a later run may get past. */
@@ -148,7 +128,7 @@ export class ReembedWorker implements OnApplicationBootstrap, BeforeApplicationS
           return false;
         }
         // Replaced or dropped (not handed back on shutdown): what this run wrote after that goes.
-        if (!this.stopping) await this.dropUnusedIndexes(tenantId).catch((e: unknown) => log.warn({ err: (e as Error).message }, 'a partial index could not be deleted; the next switch deletes it'));
+        if (!this.loop.stopped) await this.dropUnusedIndexes(tenantId).catch((e: unknown) => log.warn({ err: (e as Error).message }, 'a partial index could not be deleted; the next switch deletes it'));
         return true;
       }
       // The partial index goes first: a failed switch is seen with the old index only.
