@@ -202,4 +202,29 @@ describe('evaluations: runs through the real chat path, resumable, counted nowhe
     expect(judged[0]!.body).toMatchObject({ temperature: 0, max_tokens: 300, stream: true });
     expect(String(judged[0]!.body.messages[1].content)).toMatch(/^Question:\n<<<\n/);
   }, 180000);
+
+  it('a behaviour change and a model change each start an automatic run (debounced), named by their cause', async () => {
+    await rpc.send('evaluations.settings.update', { chatbotId: botId, judge: false, auto_run: true }, ctx);
+    const nextAuto = async (trigger: string) => {
+      const before = (await rpc.send('evaluations.run.list', { chatbotId: botId }, ctx)).length;
+      return waitFor(
+        () => rpc.send('evaluations.run.list', { chatbotId: botId }, ctx),
+        (runs) => Array.isArray(runs) && runs.length > before && runs[0]!.trigger === trigger,
+        60000,
+        300,
+      ).then(async (runs) => finished(runs[0]!.id));
+    };
+    const behaviourRun = nextAuto('behaviour');
+    // Two changes within the debounce: one run.
+    await rpc.send('bots.behaviour.update', { botId, instructions: 'Be brief.' }, ctx);
+    await rpc.send('bots.behaviour.update', { botId, instructions: 'Be brief and kind.' }, ctx);
+    const byBehaviour = await behaviourRun;
+    expect(byBehaviour.run).toMatchObject({ status: 'completed', trigger: 'behaviour' });
+    await new Promise((r) => setTimeout(r, 2500));
+    expect((await rpc.send('evaluations.run.list', { chatbotId: botId }, ctx)).filter((r) => r.trigger === 'behaviour')).toHaveLength(1);
+
+    const modelRun = nextAuto('model');
+    await rpc.send('bots.behaviour.update', { botId, temperature: 0.7 }, ctx);
+    expect((await modelRun).run).toMatchObject({ status: 'completed', trigger: 'model' });
+  }, 180000);
 });
