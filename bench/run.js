@@ -18,7 +18,7 @@ const path = require('node:path');
 const { stopAll } = require('./lib/load');
 
 /** The registry: add new benchmark modules here. */
-const BENCHMARKS = [require('./gateway-bots.bench'), require('./retrieval.bench'), require('./ingest.bench'), require('./chat.bench'), require('./webhooks.bench'), require('./widget.bench')];
+const BENCHMARKS = [require('./gateway-bots.bench'), require('./retrieval.bench'), require('./ingest.bench'), require('./chat.bench'), require('./webhooks.bench'), require('./widget.bench'), require('./paraphrases.bench')];
 
 const USAGE = `Usage: node bench/run.js [options]
   --only <name[,name]>   run only these benchmarks (${BENCHMARKS.map((b) => b.name).join(', ')})

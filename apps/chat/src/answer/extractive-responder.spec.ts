@@ -135,7 +135,8 @@ describe('extractiveAnswer', () => {
   });
 
   it('a long answer of several sentences gets the lead-in; a short one does not', () => {
-    const long = extractiveAnswer({ question: 'Can I get a refund on sale items?', passages: kb(english.returns), language: 'en' });
+    // Surface matching: with stems, "refund" also matches "returned" (WordNet) and the reply is the two sentences that answer, too short for the lead-in.
+    const long = extractiveAnswer({ question: 'Can I get a refund on sale items?', passages: kb(english.returns), language: 'en', textMatch: 'surface' });
     expect(long.text.startsWith(`${phrase('leadIn', 'en')}\n`)).toBe(true);
     const short = extractiveAnswer({ question: 'Do you ship to Singapore?', passages: kb(english.shipping), language: 'en' });
     expect(short.text.startsWith('We ship')).toBe(true);
@@ -157,6 +158,30 @@ describe('extractiveAnswer', () => {
   });
 });
 
+describe('extractiveAnswer with stems and synonyms (issue 33, TEXT_MATCH)', () => {
+  const location = passage('Our store is situated at 12 Harbour Road, Kochi, opposite the central bus station.', 'Location', 0.9, 'https://x.test/location');
+  const warranty = passage('Every appliance comes with a two-year warranty against manufacturing defects.', 'Warranty', 0.8, 'https://x.test/warranty');
+
+  it('answers "located" from a passage titled "Location" and "guarantee" from one about the warranty', () => {
+    const where = extractiveAnswer({ question: 'Where is the shop located?', passages: [warranty, location], language: 'en-IN', textMatch: 'stems' });
+    expect(where.relevant).toBe(true);
+    expect(where.sources).toEqual(['https://x.test/location']);
+    const guarantee = extractiveAnswer({ question: 'Is there a guarantee?', passages: [location, warranty], language: 'en-IN', textMatch: 'stems' });
+    expect(guarantee.relevant).toBe(true);
+    expect(guarantee.text).toContain('two-year warranty');
+  });
+
+  it('matches the surface words only with TEXT_MATCH=surface', () => {
+    expect(extractiveAnswer({ question: 'Is there a guarantee?', passages: [warranty], language: 'en-IN', textMatch: 'surface' }).relevant).toBe(false);
+  });
+
+  it('matches Indonesian words by their stems', () => {
+    const pay = passage('Kami menerima pembayaran dengan kartu kredit dan transfer bank.', 'Pembayaran', 0.9, 'https://x.test/pay');
+    expect(extractiveAnswer({ question: 'Bagaimana cara membayar?', passages: [pay], language: 'id-ID', textMatch: 'stems' }).relevant).toBe(true);
+    expect(extractiveAnswer({ question: 'Bagaimana cara membayar?', passages: [pay], language: 'id-ID', textMatch: 'surface' }).relevant).toBe(false);
+  });
+});
+
 describe('toChunks', () => {
   it('cuts ~20-character pieces at word boundaries, also in CJK and Thai', () => {
     for (const text of ['Our store is open Monday to Friday from 9am to 6pm.', 'プレミアムプランの料金は月額2,900円です。', 'ร้านเปิดทุกวันจันทร์ถึงศุกร์ เวลา 9.00 ถึง 18.00 น.']) {
@@ -166,5 +191,21 @@ describe('toChunks', () => {
       for (const p of pieces.slice(0, -1)) expect(p.length).toBeGreaterThanOrEqual(20);
       for (const p of pieces) expect(p.length).toBeLessThan(40);
     }
+  });
+
+  it('TEXT_MATCH=stems weighs question terms by rarity among the retrieved passages: a word every passage has does not make a question relevant', () => {
+    const view = (title: string, text: string) => ({ title, text, score: 0.5, document_id: title, source_url: `https://x.invalid/${title}` });
+    const passages = [
+      view('Location', 'Our store is situated at 12 Harbour Road, opposite the bus station.'),
+      view('Opening hours', 'The store opens at 9 am and closes at 7 pm.'),
+      view('Warranty', 'Every appliance in the store comes with a two-year warranty.'),
+    ];
+    // "store" is in every passage, "job"/"vacancies" in none: not relevant with stems (weighted), relevant with surface words (half the terms).
+    expect(extractiveAnswer({ question: 'Are there job vacancies at the store?', passages, language: 'en', textMatch: 'stems' }).relevant).toBe(false);
+    // A synonym ("guarantee" ≈ "warranty") and a stem ("located" ≈ "location") carry the rare terms.
+    const warranty = extractiveAnswer({ question: 'Is there a guarantee?', passages, language: 'en', textMatch: 'stems' });
+    expect(warranty.sources).toEqual(['https://x.invalid/Warranty']);
+    const where = extractiveAnswer({ question: 'Where is the store located?', passages, language: 'en', textMatch: 'stems' });
+    expect(where.sources).toEqual(['https://x.invalid/Location']);
   });
 });

@@ -1,7 +1,8 @@
 import type { PassageView } from '@sa/contracts';
+import { detectLexiconLanguage, isStopword, lexiconLanguage, textMatchFromEnv, type TextMatch } from '@sa/lexicon';
 import { baseLanguage, detectLanguage } from './language';
 import { phrase } from './phrases';
-import { isQuestion, matchedTerms, splitSentences, stripLabel, termsOf } from './text-terms';
+import { isQuestion, matchedTerms, splitSentences, stripLabel, TermLexicon, termsOf } from './text-terms';
 
 /*
  * The default responder, used when no chat model is configured: it answers with the knowledge
@@ -24,12 +25,20 @@ export interface ExtractiveAnswer {
   text: string;
 }
 
+/** TEXT_MATCH, read when the chat service loads this module: a bad value stops it at start. */
+const TEXT_MATCH = textMatchFromEnv();
+
 /** Only the best few passages are read: retrieval already ranked them. */
 const MAX_PASSAGES = 5;
 const MAX_SENTENCES = 4;
 const MAX_CHARS = 600;
 /** A passage is relevant when it (with its title) contains at least this share of the question's terms. */
 const MIN_COVERAGE = 0.5;
+/**
+ * TEXT_MATCH=stems: a passage is relevant when it contains at least this share of the question's
+ * content terms weighted by their rarity among the retrieved passages (`termWeights`).
+ */
+const MIN_WEIGHTED_COVERAGE = 0.35;
 /** Each rank down costs a passage this share of its coverage: the top passage wins near-ties. */
 const RANK_PENALTY = 0.1;
 /** Other sentences join the best one when they score at least this share of it. */
@@ -53,13 +62,42 @@ interface ScoredPassage {
   coverage: number;
 }
 
-function score(question: string[], passage: PassageView, rank: number): ScoredPassage {
-  const sentences = splitSentences(passage.text).map((text) => {
-    const terms = termsOf(text);
-    return { text, terms, score: matchedTerms(question, terms).length / question.length };
+/**
+ * How much each question term tells passages apart (TEXT_MATCH=stems): an inverse document
+ * frequency over the retrieved passages, ln((N + 1) / (df + 0.5)), where df counts the passages
+ * (with their titles) that contain the term, its stem or (English) a synonym. A term every passage
+ * has ("shop" in a shop's knowledge base) weighs little; a term no passage has weighs most, so a
+ * question about something the passages never mention stays below the bar. Surface mode weighs
+ * every term 1, as before.
+ */
+function termWeights(question: readonly string[], passages: readonly PassageView[], lexicon: TermLexicon | null): number[] {
+  if (!lexicon) return question.map(() => 1);
+  const texts = passages.map((p) => termsOf(`${p.title ?? ''}\n${p.text}`, true));
+  return question.map((q) => {
+    const df = texts.filter((terms) => matchedTerms([q], terms, lexicon).length > 0).length;
+    return Math.log((passages.length + 1) / (df + 0.5));
   });
-  const all = [...sentences.flatMap((s) => s.terms), ...termsOf(passage.title ?? '')];
-  return { passage, rank, sentences, coverage: matchedTerms(question, all).length / question.length };
+}
+
+/** The weighted share of the question's terms that the candidate terms contain. */
+function weightedCoverage(question: readonly string[], weights: readonly number[], candidate: readonly string[], lexicon: TermLexicon | null): number {
+  const matched = new Set(matchedTerms(question, candidate, lexicon));
+  let total = 0;
+  let got = 0;
+  question.forEach((q, i) => {
+    total += weights[i];
+    if (matched.has(q)) got += weights[i];
+  });
+  return total > 0 ? got / total : 0;
+}
+
+function score(question: string[], weights: number[], passage: PassageView, rank: number, lexicon: TermLexicon | null): ScoredPassage {
+  const sentences = splitSentences(passage.text).map((text) => {
+    const terms = termsOf(text, !!lexicon);
+    return { text, terms, score: weightedCoverage(question, weights, terms, lexicon) };
+  });
+  const all = [...sentences.flatMap((s) => s.terms), ...termsOf(passage.title ?? '', !!lexicon)];
+  return { passage, rank, sentences, coverage: weightedCoverage(question, weights, all, lexicon) };
 }
 
 /** Indices of the sentences that answer the question, in passage order. */
@@ -150,17 +188,24 @@ function otherLanguage(text: string, language: string): boolean {
  * When nothing matches at least half of the question's topic terms, the reply is the
  * "nothing found" phrase in the reply language and `relevant` is false.
  */
-export function extractiveAnswer(input: { question: string; passages: readonly PassageView[]; language: string; fallbackReply?: string | null }): ExtractiveAnswer {
+export function extractiveAnswer(input: { question: string; passages: readonly PassageView[]; language: string; fallbackReply?: string | null; textMatch?: TextMatch }): ExtractiveAnswer {
   const { question, passages, language } = input;
-  const terms = termsOf(question);
+  // TEXT_MATCH=stems (default): stems of the reply language (or the question's), English synonyms.
+  const lexiconLang = (input.textMatch ?? TEXT_MATCH) === 'stems' ? (lexiconLanguage(language) ?? detectLexiconLanguage(question)) : null;
+  const lexicon = lexiconLang ? new TermLexicon(lexiconLang) : null;
+  // With a lexicon, the language's own stop words go too (@sa/lexicon: @nlpjs/lang-*, stopwords-iso).
+  const allTerms = termsOf(question, !!lexicon);
+  const content = lexiconLang ? allTerms.filter((t) => !isStopword(t, lexiconLang)) : allTerms;
+  const terms = content.length ? content : allTerms;
   const notFound = () => answer(input.fallbackReply || phrase('noKnowledge', language), false, []);
   if (terms.length === 0 || passages.length === 0) return notFound();
 
   const ranked = [...passages].sort((a, b) => b.score - a.score).slice(0, MAX_PASSAGES);
-  const scored = ranked.map((p, rank) => score(terms, p, rank));
+  const weights = termWeights(terms, ranked, lexicon);
+  const scored = ranked.map((p, rank) => score(terms, weights, p, rank, lexicon));
   const weight = (p: ScoredPassage) => p.coverage * (1 - RANK_PENALTY * p.rank);
   const main = scored.reduce((a, b) => (weight(b) > weight(a) ? b : a));
-  if (main.coverage < MIN_COVERAGE) return notFound();
+  if (main.coverage < (lexicon ? MIN_WEIGHTED_COVERAGE : MIN_COVERAGE)) return notFound();
 
   const picked = pickSentences(main);
   if (picked.length === 0) return notFound();
@@ -169,12 +214,12 @@ export function extractiveAnswer(input: { question: string; passages: readonly P
   // One sentence from another passage when it is nearly as good and covers a term the main one missed.
   // (The main passage's best sentence may be an FAQ question that is not quoted: it still counts.)
   const best = main.sentences.reduce((a, b) => (b.score > a.score ? b : a));
-  const covered = matchedTerms(terms, [...best.terms, ...picked.flatMap((i) => main.sentences[i].terms)]);
+  const covered = matchedTerms(terms, [...best.terms, ...picked.flatMap((i) => main.sentences[i].terms)], lexicon);
   for (const other of scored) {
     if (other === main) continue;
     const candidate = other.sentences
       .filter((s) => !isQuestion(s.text) && s.score > 0 && s.score >= SECOND_PASSAGE_SHARE * best.score)
-      .find((s) => matchedTerms(terms, s.terms).some((t) => !covered.includes(t)));
+      .find((s) => matchedTerms(terms, s.terms, lexicon).some((t) => !covered.includes(t)));
     if (candidate) {
       quotes.push({ text: stripLabel(candidate.text), from: other });
       break;

@@ -4,6 +4,7 @@
  * does the hard parts: sentence breaks for 。！？ ؟ । and Latin punctuation, and dictionary word
  * breaks for Thai, Chinese and Japanese.
  */
+import { englishGlossWords, englishSynonyms, isStopword, LEXICONS, stemVariants, type LexiconLanguage } from '@sa/lexicon';
 import { foldLatin } from './language-profiles';
 
 const SENTENCES = new Intl.Segmenter(undefined, { granularity: 'sentence' });
@@ -125,10 +126,18 @@ const CJK_RUN = /[\p{Script=Han}\p{Script=Katakana}ー々]+/gu;
 const CJK_ANY = /[\p{Script=Han}\p{Script=Katakana}\p{Script=Hiragana}ー々]/gu;
 const ZH_FUNCTION_CHARS = /[的了吗呢吧啊呀么和与或是在我你您他她它们这那请问也都]/gu;
 
-function cjkTerms(text: string): string[] {
+/** Single characters of the stop-word list (question words such as 何): they end a run in stems mode. */
+const CJK_STOP_CHARS = new Set([...STOPWORDS].filter((w) => /^[\p{Script=Han}\p{Script=Katakana}]$/u.test(w)));
+
+function cjkTerms(text: string, stems = false): string[] {
   const grams: string[] = [];
-  for (const run of text.replace(ZH_FUNCTION_CHARS, ' ').match(CJK_RUN) ?? []) {
+  const cleaned = text.replace(ZH_FUNCTION_CHARS, ' ');
+  const runs = (cleaned.match(CJK_RUN) ?? []).flatMap((run) => (stems ? [...run].map((c) => (CJK_STOP_CHARS.has(c) ? ' ' : c)).join('').split(' ') : [run]));
+  for (const run of runs) {
     const chars = [...run];
+    // Stems mode: a lone Han character is a word of its own (お店, 車を): kept as a term, matched
+    // inside the pairs of the other side (店 in 当店; TermLexicon.matches).
+    if (stems && chars.length === 1 && /\p{Script=Han}/u.test(run)) grams.push(run);
     for (let i = 0; i + 1 < chars.length; i++) {
       const g = chars[i] + chars[i + 1];
       if (!STOPWORDS.has(g)) grams.push(g);
@@ -152,10 +161,13 @@ function wordTerms(raw: string): string[] {
   return [...term].length >= 2 ? [term] : [];
 }
 
-/** The distinct topic terms of a text. */
-export function termsOf(text: string): string[] {
+/**
+ * The distinct topic terms of a text. `stems` (TEXT_MATCH=stems): Chinese and Japanese runs are
+ * also cut at one-character question words (何時 is no topic), and lone Han characters are terms.
+ */
+export function termsOf(text: string, stems = false): string[] {
   const normalised = text.normalize('NFKC');
-  const out = new Set<string>(cjkTerms(normalised));
+  const out = new Set<string>(cjkTerms(normalised, stems));
   for (const s of WORDS.segment(normalised.replace(CJK_ANY, ' '))) {
     if (s.isWordLike) for (const t of wordTerms(s.segment)) out.add(t);
   }
@@ -168,6 +180,13 @@ function commonPrefix(a: string, b: string): number {
   return i;
 }
 
+/**
+ * TEXT_MATCH=stems, Tamil: a shared prefix of three code points (a consonant, its vowel sign and
+ * the next consonant: "மூட" in "மூடும்" / "மூடப்படும்", "திற" in "திறப்பு" / "திறக்கப்படும்") is the
+ * same word, where Snowball's Tamil stemmer leaves endings on. Surface mode keeps MIN_PREFIX.
+ */
+const TAMIL_STEMS_PREFIX = 3;
+
 /** Same term: equal, or (scripts with inflection) one a long-enough prefix of the other ("refund"/"refunds", "요금제"/"요금제는"). */
 export function sameTerm(a: string, b: string): boolean {
   if (a === b) return true;
@@ -179,7 +198,81 @@ export function sameTerm(a: string, b: string): boolean {
   return kind === 'latin' && commonPrefix(a, b) >= 6;
 }
 
-/** How many of the question's terms the candidate terms contain. */
-export function matchedTerms(question: readonly string[], candidate: readonly string[]): string[] {
-  return question.filter((q) => candidate.some((c) => sameTerm(q, c)));
+const LONE_HAN = /^\p{Script=Han}$/u;
+
+/**
+ * Stems and synonyms for one answer (TEXT_MATCH=stems, issue 33): a question term also matches a
+ * passage term with the same stem in the language (@sa/lexicon: Snowball-style stemmers of
+ * @nlpjs/lang-*), and in English one whose stem is that of a WordNet synonym ("guarantee" →
+ * "warranty", "located" → "location"). Stems are memoised per instance (one answer).
+ */
+export class TermLexicon {
+  private readonly stems = new Map<string, string[]>();
+  private readonly alternatives = new Map<string, Set<string>>();
+
+  constructor(private readonly language: LexiconLanguage) {}
+
+  /**
+   * Whether a shared prefix (`sameTerm`) still counts as the same word: for Tamil only, whose
+   * @nlpjs stemmer leaves most case endings on ("ரசீதுடன்", "மூடும்" → "மூ" but "மூடப்படும்" → "மூட");
+   * elsewhere the stemmer decides (a prefix links "कार्य" to "कार्यक्रम", "work" to "programme").
+   */
+  get prefixes(): boolean {
+    return this.language === 'ta';
+  }
+
+  /** The stems of a term (@sa/lexicon's stemVariants: Indonesian and Malay meN- recodings too). */
+  stemsOf(term: string): string[] {
+    let s = this.stems.get(term);
+    if (s === undefined) {
+      s = /[\p{L}]/u.test(term) ? stemVariants(term, this.language) : [term];
+      this.stems.set(term, s);
+    }
+    return s;
+  }
+
+  /** The stems a question term matches: its own, and its synonyms' (English). */
+  alternativesOf(term: string): Set<string> {
+    let alts = this.alternatives.get(term);
+    if (!alts) {
+      alts = new Set(this.stemsOf(term));
+      if (LEXICONS[this.language].synonyms) for (const s of englishSynonyms(term)) for (const x of this.stemsOf(foldLatin(s))) alts.add(x);
+      this.alternatives.set(term, alts);
+    }
+    return alts;
+  }
+
+  /** Same stem, or (English) a synonym of one side shares a stem with the other or with one of its synonyms. */
+  matches(questionTerm: string, candidate: string): boolean {
+    if (LONE_HAN.test(questionTerm)) return candidate.includes(questionTerm);
+    const alts = this.alternativesOf(questionTerm);
+    if (this.stemsOf(candidate).some((s) => alts.has(s))) return true;
+    if (!LEXICONS[this.language].synonyms || !/\p{Script=Latin}/u.test(candidate)) return false;
+    for (const s of this.alternativesOf(candidate)) if (alts.has(s)) return true;
+    // A passage word whose WordNet definition uses the question's word ("money" ∈ refund: "money
+    // returned to a payer"; "device" ∈ appliance): one way only, the other adds false matches.
+    return this.glossOf(candidate).has(this.stemsOf(questionTerm)[0]);
+  }
+
+  private readonly glosses = new Map<string, Set<string>>();
+
+  /** The stems of the content words of a term's WordNet definitions (English). */
+  glossOf(term: string): Set<string> {
+    let g = this.glosses.get(term);
+    if (!g) {
+      g = new Set();
+      for (const w of englishGlossWords(term)) if (!isStopword(w, this.language) && !STOPWORDS.has(w) && w.length > 2) for (const x of this.stemsOf(w)) g.add(x);
+      this.glosses.set(term, g);
+    }
+    return g;
+  }
+}
+
+/**
+ * The question terms the candidate terms contain: with a lexicon (TEXT_MATCH=stems), equal terms or
+ * the same stem (and English synonyms), the stemmer deciding what is one word; without one, equal
+ * terms or a long-enough shared prefix (`sameTerm`), the stand-in for stems before issue 33.
+ */
+export function matchedTerms(question: readonly string[], candidate: readonly string[], lexicon?: TermLexicon | null): string[] {
+  return question.filter((q) => candidate.some((c) => (lexicon ? q === c || lexicon.matches(q, c) || (lexicon.prefixes && (sameTerm(q, c) || commonPrefix(q, c) >= TAMIL_STEMS_PREFIX)) : sameTerm(q, c))));
 }

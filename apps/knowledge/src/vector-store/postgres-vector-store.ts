@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Pool, PoolClient, QueryConfig } from 'pg';
 import { BadRequest } from '@sa/errors';
 import { inTransaction } from '@sa/db';
+import { documentLexemes, type TextMatch } from '@sa/lexicon';
 import { reciprocalRankFusion, RRF_K } from './rrf';
-import { queryTerms, websearchOrQuery } from './text-query';
+import { lexemeQuery, MAX_LEXEME_TERMS, queryLexemeInputs, queryTerms, websearchOrQuery } from './text-query';
 import { IndexCapacityExceeded, IndexHit, LOAD_HEADROOM, VectorIndex } from './vector-index';
 import { MAX_SEARCH_K, ownChunks, SearchHit, SearchQuery, StoredChunk, StoredPassage, VectorStore } from './vector-store.port';
 
@@ -39,6 +40,12 @@ export interface PostgresVectorStoreOptions {
   statsTtlMs?: number;
   /** Rows per query when loading an index (default 4000). */
   loadPageSize?: number;
+  /**
+   * How the full-text side compares words (TEXT_MATCH, issue 33): 'stems' (default) searches the
+   * `lex` column (stems of the chunk's language, English synonyms added to queries); 'surface'
+   * searches `tsv`, the words as written. Both columns are always written.
+   */
+  textMatch?: TextMatch;
   /** 'js' forces the plain JavaScript scan instead of WebAssembly SIMD (tests). */
   kernel?: 'simd' | 'js';
   logger?: VectorStoreLogger;
@@ -92,6 +99,7 @@ export class PostgresVectorStore implements VectorStore {
   private readonly textWeight: number;
   private readonly maxIndexBytes: number;
   private readonly loadPageSize: number;
+  private readonly textMatch: TextMatch;
   private lexemeStats: LexemeStats | null = null;
   private lexemeStatsPending: Promise<LexemeStats> | null = null;
 
@@ -104,6 +112,7 @@ export class PostgresVectorStore implements VectorStore {
     this.textWeight = options.textWeight ?? 1;
     this.maxIndexBytes = options.maxIndexBytes ?? DEFAULT_MAX_INDEX_BYTES;
     this.loadPageSize = options.loadPageSize ?? 4000;
+    this.textMatch = options.textMatch ?? 'stems';
   }
 
   async upsert(chunks: StoredChunk[]): Promise<void> {
@@ -166,7 +175,7 @@ export class PostgresVectorStore implements VectorStore {
     if (!Number.isInteger(q.k) || q.k < 1 || q.k > MAX_SEARCH_K) throw new BadRequest(`k must be an integer from 1 to ${MAX_SEARCH_K} (got ${q.k})`);
     if (!q.vector.length) throw new BadRequest('the query vector is empty');
     const n = Math.max(q.k, this.options.candidates ?? Math.max(4 * q.k, 40));
-    const terms = this.textWeight > 0 ? await this.selectiveTerms(q, queryTerms(q.text ?? '')) : [];
+    const terms = this.textWeight > 0 ? await this.selectiveTerms(q, await this.queryWords(q.text ?? '')) : [];
     // The full-text query runs in PostgreSQL while this process scans the vectors.
     const textPromise = terms.length ? this.textCandidates(q, terms, n) : Promise.resolve([]);
     textPromise.catch(() => undefined);
@@ -224,6 +233,24 @@ export class PostgresVectorStore implements VectorStore {
 
   // -- full-text side ---------------------------------------------------------------------------
 
+  /**
+   * The query's full-text terms: its words as written ('surface'), or the lexemes of `lex`
+   * ('stems'), which PostgreSQL makes with the configurations of the languages the query may be
+   * in (one round trip), plus the stems made in Node and the bigrams.
+   */
+  private async queryWords(text: string): Promise<string[]> {
+    if (this.textMatch === 'surface' || !text.trim()) return queryTerms(text);
+    const inputs = queryLexemeInputs(text);
+    const res = await this.pool.query(
+      `SELECT DISTINCT l FROM unnest($1::text[], $2::text[]) AS p(cfg, t), unnest(tsvector_to_array(to_tsvector(p.cfg::regconfig, p.t))) AS l`,
+      [inputs.pg.map((p) => p.config), inputs.pg.map((p) => p.text)],
+    );
+    return lexemeQuery(
+      res.rows.map((r) => r.l as string),
+      inputs.extra,
+    );
+  }
+
   /** The query's terms, rarest first, as many as fit the textMatchBudget (possibly none). */
   private async selectiveTerms(q: SearchQuery, terms: string[]): Promise<string[]> {
     if (!terms.length) return terms;
@@ -231,7 +258,10 @@ export class PostgresVectorStore implements VectorStore {
     const budget = this.options.textMatchBudget ?? 1500;
     const held = this.entries.get(`${q.tenantId}\u0000${q.embedder}`)?.index?.size;
     const rows = held ?? stats.rows;
-    const ranked = terms.map((t) => ({ t, f: stats.freq.get(t) ?? stats.unlisted })).sort((a, b) => a.f - b.f);
+    const ranked = terms
+      .map((t) => ({ t, f: stats.freq.get(t) ?? stats.unlisted }))
+      .sort((a, b) => a.f - b.f)
+      .slice(0, MAX_LEXEME_TERMS);
     const out: string[] = [];
     let expected = 0;
     for (const { t, f } of ranked) {
@@ -262,7 +292,8 @@ export class PostgresVectorStore implements VectorStore {
       text: `SELECT (SELECT greatest(reltuples, 0)::bigint FROM pg_class WHERE oid = 'knowledge.chunks'::regclass) AS rows,
                     s.most_common_elems::text AS elems, s.most_common_elem_freqs::text AS freqs
                FROM (SELECT 1) AS one
-               LEFT JOIN pg_stats s ON s.schemaname = 'knowledge' AND s.tablename = 'chunks' AND s.attname = 'tsv'`,
+               LEFT JOIN pg_stats s ON s.schemaname = 'knowledge' AND s.tablename = 'chunks' AND s.attname = $1`,
+      values: [this.textMatch === 'stems' ? 'lex' : 'tsv'],
       types: RAW_TYPES,
     });
     const r = res.rows[0] ?? {};
@@ -278,6 +309,17 @@ export class PostgresVectorStore implements VectorStore {
   }
 
   private async textCandidates(q: SearchQuery, terms: string[], n: number): Promise<{ seq: number; rank: number }[]> {
+    if (this.textMatch === 'stems') {
+      const stemmed = await this.pool.query(
+        `SELECT c.seq::text AS seq, ts_rank_cd(c.lex, $3::tsquery, 1) AS rank
+           FROM knowledge.chunks c
+          WHERE c.tenant_id = $1 AND c.embedder = $2 AND c.lex @@ $3::tsquery AND ($4::uuid IS NULL OR c.chatbot_id IS NULL OR c.chatbot_id = $4)
+          ORDER BY rank DESC, c.seq
+          LIMIT $5`,
+        [q.tenantId, q.embedder, orTsquery(terms), q.chatbotId, n],
+      );
+      return stemmed.rows.map((r) => ({ seq: Number(r.seq), rank: Number(r.rank) }));
+    }
     const res = await this.pool.query(
       `SELECT c.seq::text AS seq, ts_rank_cd(c.tsv, tq.q, 1) AS rank
          FROM knowledge.chunks c, websearch_to_tsquery('simple', $3) AS tq(q)
@@ -472,11 +514,15 @@ export class PostgresVectorStore implements VectorStore {
   // -- writes -----------------------------------------------------------------------------------
 
   private async insertBatch(db: PoolClient, tenantId: string, rows: { chunk: StoredChunk; vector: Float32Array }[]): Promise<void> {
+    // The language and stems of each chunk (@sa/lexicon; migration 1795300033100 explains `lex`).
+    const lexemes = rows.map((r) => documentLexemes(`${r.chunk.title ?? ''} ${r.chunk.text}`));
     await db.query(
-      `INSERT INTO knowledge.chunks (id, tenant_id, document_id, chatbot_id, ordinal, text, title, source_url, embedder, dim, embedding, embedding_f32)
-       SELECT u.id, $1, u.document_id, u.chatbot_id, u.ordinal, u.text, u.title, u.source_url, u.embedder, cardinality(u.e::real[]), u.e::real[], decode(u.b, 'base64')
-         FROM unnest($2::uuid[], $3::uuid[], $4::uuid[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[])
-           AS u(id, document_id, chatbot_id, ordinal, text, title, source_url, embedder, e, b)`,
+      `INSERT INTO knowledge.chunks (id, tenant_id, document_id, chatbot_id, ordinal, text, title, source_url, embedder, dim, embedding, embedding_f32, language, lex)
+       SELECT u.id, $1, u.document_id, u.chatbot_id, u.ordinal, u.text, u.title, u.source_url, u.embedder, cardinality(u.e::real[]), u.e::real[], decode(u.b, 'base64'), u.language,
+              to_tsvector(u.cfg::regconfig, coalesce(u.title, '') || ' ' || u.text) || to_tsvector('simple', u.extra)
+                || to_tsvector('simple', knowledge.script_bigrams(coalesce(u.title, '') || ' ' || u.text))
+         FROM unnest($2::uuid[], $3::uuid[], $4::uuid[], $5::int[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[])
+           AS u(id, document_id, chatbot_id, ordinal, text, title, source_url, embedder, e, b, language, cfg, extra)`,
       [
         tenantId,
         rows.map((r) => r.chunk.id ?? randomUUID()),
@@ -489,6 +535,9 @@ export class PostgresVectorStore implements VectorStore {
         rows.map((r) => r.chunk.embedder),
         rows.map((r) => `{${Array.from(r.vector, (x) => x.toPrecision(9)).join(',')}}`),
         rows.map((r) => packLE(r.vector).toString('base64')),
+        lexemes.map((l) => l.language),
+        lexemes.map((l) => l.pgConfig),
+        lexemes.map((l) => l.extra),
       ],
     );
   }
@@ -535,6 +584,11 @@ export function parsePgTextArray(text: string): string[] {
     if (text[i] === ',') i++;
   }
   return out;
+}
+
+/** Lexemes joined with OR, in tsquery's own syntax (quoted: taken as they are, not parsed again). */
+function orTsquery(lexemes: readonly string[]): string {
+  return lexemes.map((l) => `'${l.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`).join(' | ');
 }
 
 function packLE(v: Float32Array): Buffer {

@@ -1,3 +1,4 @@
+import { queryLexemes, type QueryLexemes } from '@sa/lexicon';
 import { scriptBigrams } from '@sa/text-scripts';
 
 /**
@@ -12,6 +13,8 @@ import { scriptBigrams } from '@sa/text-scripts';
 const WORD = /[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu;
 
 export const MAX_QUERY_TERMS = 32;
+/** With stems and synonyms a query has more terms (TEXT_MATCH=stems); the rarest this many are used. */
+export const MAX_LEXEME_TERMS = 64;
 
 /** Function words of the languages the defaults are used with most; dropped from OR queries. */
 const STOPWORDS = new Set(
@@ -45,4 +48,21 @@ export function queryTerms(text: string): string[] {
  */
 export function websearchOrQuery(terms: readonly string[]): string {
   return terms.map((t) => `"${t.replace(/"/g, ' ')}"`).join(' or ');
+}
+
+/**
+ * TEXT_MATCH=stems: what PostgreSQL should turn into the query's lexemes (the configurations of
+ * the languages the query may be in, English synonyms added) and the stems made in Node for the
+ * languages it has no configuration for (@sa/lexicon), plus the bigrams of no-space scripts.
+ */
+export function queryLexemeInputs(text: string): QueryLexemes {
+  const q = queryLexemes(text);
+  return { ...q, extra: [...q.extra, ...scriptBigrams(text.toLowerCase())] };
+}
+
+/** The lexemes of a query (from PostgreSQL and from Node), distinct, function words dropped unless nothing else is left. */
+export function lexemeQuery(pgLexemes: readonly string[], extra: readonly string[]): string[] {
+  const all = [...new Set([...pgLexemes, ...extra].map((t) => t.toLowerCase()).filter((t) => t.length > 0))];
+  const content = all.filter((t) => !STOPWORDS.has(t));
+  return content.length ? content : all;
 }

@@ -1,6 +1,7 @@
 import { Inject, Injectable, OnApplicationShutdown, Provider } from '@nestjs/common';
 import { Pool } from 'pg';
 import type { Logger } from 'pino';
+import { textMatchFromEnv } from '@sa/lexicon';
 import { KNOWLEDGE_CONFIG, KnowledgeConfig } from '../config/knowledge.config';
 import { KNOWLEDGE_LOGGER } from '../knowledge.tokens';
 import { PostgresVectorStore } from './postgres-vector-store';
@@ -34,7 +35,7 @@ export const vectorStoreProviders: Provider[] = [
         return new QdrantVectorStore(new QdrantClient({ url: config.qdrantUrl, apiKey: config.qdrantApiKey }));
       }
       // A pino logger has the (obj, msg) methods the store logs with.
-      return new PostgresVectorStore(pool!, { logger, textMatchBudget: config.textMatchBudget });
+      return new PostgresVectorStore(pool!, { logger, textMatchBudget: config.textMatchBudget, textMatch: textMatchFromEnv() });
     },
   },
 ];
