@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import type { Page } from 'playwright-core';
+import { admin } from './support/admin';
 import { waitFor } from './support/apps';
 import { expectNoSeriousAxeViolations, screenshot, useBrowser } from './support/browser';
 import { ConsolePeople, signInPage, workspaceWithPeople } from './support/console-people';
@@ -122,9 +123,15 @@ describe('Evaluations in Chromium (issue 33)', () => {
     expect(fs.readFileSync(file, 'utf8')).toContain(WARRANTY);
   });
 
-  it('deleting the document the warranty case depends on starts an automatic run that shows it newly failing', async () => {
-    const deleted = await people.owner.delete(`/api/workspaces/${people.ws.id}/knowledge/${documentId}`);
-    expect(deleted.status).toBe(204);
+  it('the owner deletes the document the warranty case depends on (Knowledge page); the automatic run shows it newly failing, and the owners get the e-mail', async () => {
+    const page = br.page();
+    await signInPage(page, people.emails.owner);
+    await page.goto(`${s.consoleUrl}/w/${people.ws.id}/knowledge`);
+    const doc = page.getByRole('row').filter({ hasText: TITLE });
+    await doc.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
+    await doc.waitFor({ state: 'detached' });
+    expect((await people.member.get(`/api/workspaces/${people.ws.id}/knowledge`)).body.data.map((d: { id: string }) => d.id)).not.toContain(documentId);
     // The evaluations service debounces changes; wait for the automatic run to complete.
     const run = await waitFor(
       async () => (await people.member.get(`/api/workspaces/${people.ws.id}/bots/${botId}/evaluations/runs`)).body.data?.[0],
@@ -134,8 +141,17 @@ describe('Evaluations in Chromium (issue 33)', () => {
     );
     expect(run.passed).toBe(1);
 
-    const page = br.page();
-    await signInPage(page, people.emails.owner);
+    // The gate's e-mail: to the owner and the admin, not the member (kept in the mail outbox: this system has no SMTP server).
+    const mails = await waitFor(
+      async () => (await admin<{ data: { kind: string; to: string; subject: string; body_text: string }[] }>(['mail', 'list', '--workspace', people.ws.id])).data.filter((m) => m.kind === 'evaluation' && m.subject.includes('passed 33.3%')),
+      (m) => m.length >= 2,
+      30000,
+      500,
+    );
+    expect(mails.map((m) => m.to).sort()).toEqual([people.emails.admin, people.emails.owner].sort());
+    expect(mails[0]!.subject).toBe('Evaluation under its threshold: Lamp helper passed 33.3% (Acme Lamps)');
+    expect(mails[0]!.body_text).toContain(WARRANTY);
+
     await page.goto(evaluationsUrl());
     const warranty = resultOf(page, WARRANTY);
     await warranty.getByText('Newly failing', { exact: true }).waitFor({ timeout: 15000 });
