@@ -98,6 +98,7 @@ describe('the playground: try a bot from the console, stored and counted nowhere
       passages: [expect.objectContaining({ title: 'Heaters', text: expect.stringContaining('900 dollars'), score: expect.any(Number), document_id: expect.any(String) })],
       language: 'en',
       detected_language: 'en',
+      handoff: false,
       unanswered: false,
       model: expect.stringContaining('test-model'),
       tokens: { prompt: standInUsage(sent, ['x', 'y']).prompt_tokens, completion: 2 },

@@ -84,7 +84,12 @@ export function detectLexiconLanguage(text: string): LexiconLanguage | null {
   if (script !== 'latin') return SCRIPT_LANGUAGE[script] ?? null;
   // Loaded on first use, not at start (docs/decisions/operations.md, "Start time").
   const { detectAll } = require('tinyld') as typeof import('tinyld');
-  const ranked = detectAll(text);
+  let ranked: { lang: string }[];
+  try {
+    ranked = detectAll(text);
+  } catch {
+    return null;
+  }
   const top = ranked.find((r) => ['en', 'id', 'ms', 'tl'].includes(r.lang));
   return top ? (top.lang as LexiconLanguage) : null;
 }

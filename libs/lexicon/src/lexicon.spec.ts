@@ -105,3 +105,17 @@ describe('lexicon: stem alternatives and definitions (issue 33, second pass)', (
     expect(englishGlossWords('qwertyuiop')).toEqual([]);
   });
 });
+
+describe('hostile words (found by the REST fuzzer: a stemmer that throws broke the answer)', () => {
+  // arabic-stem throws a TypeError on this word; nothing a visitor or a document writes may break an answer.
+  const WORD = 'إالٱّالّأzإّةّيـ-إz';
+
+  it('never throw: a word a stemmer cannot take is its own stem', () => {
+    expect(arabicRoots(WORD)).toEqual([]);
+    expect(() => stemVariants(WORD, 'ar')).not.toThrow();
+    expect(stemVariants(WORD, 'ar')).toContain(stem(WORD, 'ar'));
+    for (const lang of ['en', 'id', 'ms', 'tl', 'hi', 'ar', 'ta', 'ja'] as const) {
+      for (const w of [WORD, '😀日', 'ـــ', '\u0651\u0651', 'a'.repeat(500)]) expect(() => stemVariants(w, lang)).not.toThrow();
+    }
+  });
+});

@@ -43,8 +43,14 @@ export function stem(word: string, lang: LexiconLanguage): string {
     entry.stemmer.cache = {};
     entry.seen = 0;
   }
-  const out = entry.stemmer.stemWord(word);
-  return out ? out.trim() || word : word;
+  // A stemmer is third-party code fed with visitors' and documents' words: one that throws leaves the word as it is.
+  let out: string | undefined;
+  try {
+    out = entry.stemmer.stemWord(word);
+  } catch {
+    return word;
+  }
+  return typeof out === 'string' ? out.trim() || word : word;
 }
 
 /** The words of a text as the language's tokenizer splits them, lower-cased. */
@@ -56,8 +62,14 @@ export function tokens(text: string, lang: LexiconLanguage): string[] {
     t = load<NlpTokenizer>(spec);
     tokenizers.set(lang, t);
   }
-  return t
-    .tokenize(text, true)
+  let words: string[];
+  try {
+    words = t.tokenize(text, true);
+  } catch {
+    // The language's tokenizer failed on this text: split it as the languages without one are.
+    return text.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{M}\p{N}]*/gu) ?? [];
+  }
+  return words
     .map((w) => w.toLowerCase().replace(/[^\p{L}\p{M}\p{N}]+/gu, ''))
     .filter((w) => /[\p{L}\p{N}]/u.test(w));
 }
@@ -112,7 +124,13 @@ export function arabicRoots(word: string): string[] {
       const mod = require('arabic-stem') as { default?: new () => ArabicRootStemmer } & (new () => ArabicRootStemmer);
       arabicRootStemmer = new (mod.default ?? mod)();
     }
-    roots = arabicRootStemmer.stem(word).stem;
+    try {
+      const found = arabicRootStemmer.stem(word).stem;
+      roots = Array.isArray(found) ? found.filter((r): r is string => typeof r === 'string' && r.length > 0) : [];
+    } catch {
+      // arabic-stem throws on some strings (a TypeError on stray marks and tatweels): no root, never a broken answer.
+      roots = [];
+    }
     if (arabicRootCache.size >= MAX_CACHED_WORDS) arabicRootCache.clear();
     arabicRootCache.set(word, roots);
   }
