@@ -70,7 +70,6 @@ describe('paraphrase fixtures (TEXT_MATCH=stems vs surface)', () => {
     const langs = Object.values(result.languages);
     const answerable = langs.reduce((n, l) => n + l.answerable, 0);
     const noShared = langs.reduce((n, l) => n + l.noSharedWord, 0);
-    for (const [lang, l] of Object.entries(result.languages)) console.log(`${lang}: ${l.noSharedWord}/${l.answerable} answerable cases share no content word with their passage`);
     expect(noShared / answerable).toBeGreaterThan(0.5);
   });
 
