@@ -1,4 +1,4 @@
-import { arabicRoots, englishGlossWords, isStopword, stemVariants, baseForms, candidateLanguages, contentStems, detectLexiconLanguage, documentLexemes, englishSynonyms, lexiconLanguage, parseTextMatch, queryLexemes, stem } from './index';
+import { arabicRoots, englishGlossWords, englishHypernyms, MAX_POLYSEMY, isStopword, stemVariants, baseForms, candidateLanguages, contentStems, detectLexiconLanguage, documentLexemes, englishSynonyms, lexiconLanguage, parseTextMatch, queryLexemes, stem } from './index';
 
 describe('lexicon', () => {
   it('maps language codes to the lexicon languages (Filipino is tl)', () => {
@@ -103,6 +103,22 @@ describe('lexicon: stem alternatives and definitions (issue 33, second pass)', (
     expect(englishGlossWords('refunds')).toContain('money');
     expect(englishGlossWords('appliance')).toContain('device');
     expect(englishGlossWords('qwertyuiop')).toEqual([]);
+  });
+});
+
+describe('lexicon: WordNet hypernyms and polysemy (issue 33, third pass)', () => {
+  it('reads the direct hypernyms of nouns: a delivery is a kind of transport, a refund of a payment', () => {
+    expect(englishHypernyms('delivery')).toContain('transport');
+    expect(englishHypernyms('refunds')).toContain('payment');
+    // Nouns only: verb hypernyms are too general ("leave" → "get").
+    expect(englishHypernyms('leave')).not.toContain('get');
+    expect(englishHypernyms('qwertyuiop')).toEqual([]);
+  });
+
+  it(`gives a word of more than ${MAX_POLYSEMY} senses no synonyms, hypernyms or definitions ("take" has 44)`, () => {
+    expect(englishSynonyms('take')).toEqual([]);
+    expect(englishGlossWords('take')).toEqual([]);
+    expect(englishSynonyms('guarantee')).toContain('warranty');
   });
 });
 

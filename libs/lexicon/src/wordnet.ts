@@ -166,6 +166,19 @@ function synsetWords(pos: Pos, offset: number, lemma?: string): string[] {
   return out;
 }
 
+/**
+ * A word with more senses than this over its parts of speech ("take" has 44, "make" 51) says too
+ * little to stand for its synonyms, hypernyms or definitions: it only matches itself.
+ */
+export const MAX_POLYSEMY = 20;
+
+/** The base forms of an English word WordNet knows, per part of speech; none for a word of over MAX_POLYSEMY senses. */
+export function meaningfulForms(word: string): { pos: Pos; lemma: string; line: string }[] {
+  const forms = baseForms(word).map((f) => ({ ...f, line: indexLine(f.pos, f.lemma)! }));
+  const senses = forms.reduce((n, f) => n + Number(f.line.split(' ')[2]), 0);
+  return senses <= MAX_POLYSEMY ? forms : [];
+}
+
 /** The base forms of an English word WordNet knows, per part of speech. */
 export function baseForms(word: string): { pos: Pos; lemma: string }[] {
   const out: { pos: Pos; lemma: string }[] = [];
@@ -193,8 +206,7 @@ export function englishSynonyms(word: string): string[] {
   if (hit) return hit;
   const out = new Set<string>();
   if (/^[a-z][a-z-]+$/.test(w)) {
-    for (const { pos, lemma } of baseForms(w)) {
-      const line = indexLine(pos, lemma)!;
+    for (const { pos, lemma, line } of meaningfulForms(w)) {
       for (const offset of sensesOf(line).slice(0, MAX_SENSES)) {
         for (const s of synsetWords(pos, offset, lemma)) if (!s.includes('_') && s !== w && s !== lemma) out.add(s);
       }
@@ -204,6 +216,49 @@ export function englishSynonyms(word: string): string[] {
   if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
   cache.set(w, result);
   return result;
+}
+
+const hypernymCache = new Map<string, string[]>();
+
+/**
+ * Single-word lemmas of the direct hypernyms (WordNet's "@" and "@i" pointers: the more general
+ * concept) of a word's MAX_SENSES most frequent noun and verb senses: "delivery" is a kind of
+ * "transport", "refund" of "payment". A question that asks about the general concept is answered
+ * by a passage that names a kind of it ("Is transport free?" / "Delivery is free").
+ */
+export function englishHypernyms(word: string): string[] {
+  const w = word.toLowerCase();
+  const hit = hypernymCache.get(w);
+  if (hit) return hit;
+  const out = new Set<string>();
+  if (/^[a-z][a-z-]+$/.test(w)) {
+    for (const { pos, lemma, line } of meaningfulForms(w)) {
+      if (pos !== 'noun') continue;
+      for (const offset of sensesOf(line).slice(0, MAX_SENSES)) {
+        for (const target of pointersOf(pos, offset, HYPERNYM)) for (const s of synsetWords(pos, target)) if (!s.includes('_') && s !== lemma) out.add(s);
+      }
+    }
+  }
+  const result = [...out].slice(0, MAX_SYNONYMS);
+  if (hypernymCache.size >= CACHE_ENTRIES) hypernymCache.delete(hypernymCache.keys().next().value as string);
+  hypernymCache.set(w, result);
+  return result;
+}
+
+const HYPERNYM = new Set(['@', '@i']);
+
+/** The offsets (same part of speech) that the synset at `offset` points to with one of `symbols`. */
+function pointersOf(pos: Pos, offset: number, symbols: ReadonlySet<string>): number[] {
+  const line = lineAt(file(`data.${pos}`), offset, true);
+  if (!line) return [];
+  const f = line.text.split(' ');
+  const ptrAt = 4 + 2 * parseInt(f[3], 16);
+  const out: number[] = [];
+  for (let i = 0; i < Number(f[ptrAt]); i++) {
+    const [symbol, target, targetPos] = f.slice(ptrAt + 1 + 4 * i, ptrAt + 4 + 4 * i);
+    if (symbols.has(symbol) && POS_OF[targetPos] === pos) out.push(Number(target));
+  }
+  return out;
 }
 
 /** Definitions of the two most frequent senses per part of speech (the bench: one sense answers fewer, three flag fewer). */
@@ -222,8 +277,8 @@ export function englishGlossWords(word: string, senses = MAX_GLOSS_SENSES): stri
   if (hit) return hit;
   const out = new Set<string>();
   if (/^[a-z][a-z-]+$/.test(w)) {
-    for (const { pos, lemma } of baseForms(w)) {
-      for (const offset of sensesOf(indexLine(pos, lemma)!).slice(0, senses)) {
+    for (const { pos, line } of meaningfulForms(w)) {
+      for (const offset of sensesOf(line).slice(0, senses)) {
         const line = lineAt(file(`data.${pos}`), offset, true);
         const gloss = line?.text.split(' | ')[1]?.split(/[;"]/)[0] ?? '';
         for (const g of gloss.toLowerCase().match(/[a-z][a-z-]+/g) ?? []) out.add(g);
@@ -241,4 +296,6 @@ export function closeWordNet(): void {
   for (const f of files.values()) closeSync(f.fd);
   files.clear();
   cache.clear();
+  hypernymCache.clear();
+  glossCache.clear();
 }

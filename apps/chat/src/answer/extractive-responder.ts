@@ -2,7 +2,7 @@ import type { PassageView } from '@sa/contracts';
 import { detectLexiconLanguage, isStopword, lexiconLanguage, textMatchFromEnv, type TextMatch } from '@sa/lexicon';
 import { baseLanguage, detectLanguage } from './language';
 import { phrase } from './phrases';
-import { isQuestion, matchedTerms, splitSentences, stripLabel, TermLexicon, termsOf } from './text-terms';
+import { isQuestion, matchedTerms, splitSentences, stripLabel, TermLexicon, termsOf, termStrength } from './text-terms';
 
 /*
  * The default responder, used when no chat model is configured: it answers with the knowledge
@@ -41,6 +41,12 @@ const MIN_COVERAGE = 0.5;
 const MIN_WEIGHTED_COVERAGE = 0.35;
 /** Each rank down costs a passage this share of its coverage: the top passage wins near-ties. */
 const RANK_PENALTY = 0.1;
+/**
+ * TEXT_MATCH=stems: a passage whose title says what the question asks about is the likelier
+ * answer; the title's coverage adds this share to its weight (it decides between passages, not
+ * whether one is relevant).
+ */
+const TITLE_BONUS = 0.15;
 /** Other sentences join the best one when they score at least this share of it. */
 const COMPANION_SHARE = 0.5;
 /** A sentence from another passage joins when it scores this share and adds a missing term. */
@@ -60,6 +66,8 @@ interface ScoredPassage {
   rank: number;
   sentences: Sentence[];
   coverage: number;
+  /** The share of the question (weighted) that the passage's title alone covers. */
+  titleCoverage: number;
 }
 
 /**
@@ -81,12 +89,11 @@ function termWeights(question: readonly string[], passages: readonly PassageView
 
 /** The weighted share of the question's terms that the candidate terms contain. */
 function weightedCoverage(question: readonly string[], weights: readonly number[], candidate: readonly string[], lexicon: TermLexicon | null): number {
-  const matched = new Set(matchedTerms(question, candidate, lexicon));
   let total = 0;
   let got = 0;
   question.forEach((q, i) => {
     total += weights[i];
-    if (matched.has(q)) got += weights[i];
+    got += weights[i] * termStrength(q, candidate, lexicon);
   });
   return total > 0 ? got / total : 0;
 }
@@ -96,8 +103,9 @@ function score(question: string[], weights: number[], passage: PassageView, rank
     const terms = termsOf(text, !!lexicon);
     return { text, terms, score: weightedCoverage(question, weights, terms, lexicon) };
   });
-  const all = [...sentences.flatMap((s) => s.terms), ...termsOf(passage.title ?? '', !!lexicon)];
-  return { passage, rank, sentences, coverage: weightedCoverage(question, weights, all, lexicon) };
+  const title = termsOf(passage.title ?? '', !!lexicon);
+  const all = [...sentences.flatMap((s) => s.terms), ...title];
+  return { passage, rank, sentences, coverage: weightedCoverage(question, weights, all, lexicon), titleCoverage: lexicon ? weightedCoverage(question, weights, title, lexicon) : 0 };
 }
 
 /** Indices of the sentences that answer the question, in passage order. */
@@ -203,7 +211,7 @@ export function extractiveAnswer(input: { question: string; passages: readonly P
   const ranked = [...passages].sort((a, b) => b.score - a.score).slice(0, MAX_PASSAGES);
   const weights = termWeights(terms, ranked, lexicon);
   const scored = ranked.map((p, rank) => score(terms, weights, p, rank, lexicon));
-  const weight = (p: ScoredPassage) => p.coverage * (1 - RANK_PENALTY * p.rank);
+  const weight = (p: ScoredPassage) => p.coverage * (1 - RANK_PENALTY * p.rank) + TITLE_BONUS * p.titleCoverage;
   const main = scored.reduce((a, b) => (weight(b) > weight(a) ? b : a));
   if (main.coverage < (lexicon ? MIN_WEIGHTED_COVERAGE : MIN_COVERAGE)) return notFound();
 

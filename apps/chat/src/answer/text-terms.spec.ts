@@ -1,4 +1,4 @@
-import { matchedTerms, TermLexicon, termsOf } from './text-terms';
+import { matchedTerms, TermLexicon, termsOf, termStrength, WEAK_STRENGTH } from './text-terms';
 
 describe('text terms, TEXT_MATCH=stems rules (issue 33)', () => {
   it('Japanese: a lone Han character is a term, matched inside the pairs of the other side (店 in 当店)', () => {
@@ -25,5 +25,19 @@ describe('text terms, TEXT_MATCH=stems rules (issue 33)', () => {
     expect(matchedTerms(['money'], ['refunds'], lexicon)).toEqual(['money']);
     // One way only: the question word's own definition does not count.
     expect(matchedTerms(['refunds'], ['money'], lexicon)).toEqual([]);
+  });
+
+  it('English: a passage word that names a kind of the question word matches fully; two steps away, half', () => {
+    const lexicon = new TermLexicon('en');
+    // delivery → hypernym transport: "Is transport free?" / "Delivery is free".
+    expect(termStrength('transport', ['delivery'], lexicon)).toBe(1);
+    // shipping ≈ transport (synonym), delivery → transport (hypernym): two steps.
+    expect(termStrength('shipping', ['delivery'], lexicon)).toBe(WEAK_STRENGTH);
+    // harbour: "a sheltered port where ships can take on or discharge cargo": a definition only.
+    expect(termStrength('ship', ['harbour'], lexicon)).toBe(WEAK_STRENGTH);
+    // A direct match is the strongest of the candidates.
+    expect(termStrength('ship', ['harbour', 'shipping'], lexicon)).toBe(1);
+    // Not the other way: the question's word is the kind, the passage's the general one.
+    expect(termStrength('delivery', ['transport'], lexicon)).toBe(0);
   });
 });

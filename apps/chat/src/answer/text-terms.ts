@@ -4,7 +4,7 @@
  * does the hard parts: sentence breaks for 。！？ ؟ । and Latin punctuation, and dictionary word
  * breaks for Thai, Chinese and Japanese.
  */
-import { englishGlossWords, englishSynonyms, isStopword, LEXICONS, stemVariants, type LexiconLanguage } from '@sa/lexicon';
+import { englishGlossWords, englishHypernyms, englishSynonyms, isStopword, LEXICONS, stemVariants, type LexiconLanguage } from '@sa/lexicon';
 import { foldLatin } from './language-profiles';
 
 const SENTENCES = new Intl.Segmenter(undefined, { granularity: 'sentence' });
@@ -77,7 +77,7 @@ const STOPWORDS = new Set(
   هل ما ماذا كم كيف متى اين لماذا من في على الى عن مع او ثم هو هي هم انا انت انتم نحن هذا هذه ذلك تلك التي الذي لا نعم
   يمكن يمكنني يمكنك لدي لديكم لديك عندكم اريد ارجو من فضلك شكرا
   क्या है हैं का की के में से को पर और या यह वह ये वो कितना कितनी कितने कैसे कब कहाँ कहां क्यों कौन मैं हम आप मुझे मेरा मेरी
-  हमें हो होता होती था थी कर करें करना ने भी तो ही नहीं जी कृपया
+  हमें हो होता होती था थी कर करें करना ने भी तो ही नहीं जी कृपया मेरे आपका आपकी आपके हमारा हमारी हमारे हूँ हूं सकता सकती सकते
   என்ன எப்படி எவ்வளவு எப்போது எங்கே ஏன் யார் நான் நாங்கள் நீங்கள் இது அது மற்றும் ஒரு உள்ளது இருக்கிறது உங்கள் எங்கள் தயவுசெய்து
   어떻게 무엇 뭐 언제 어디 왜 누가 얼마 얼마나 저는 제가 저희 우리 있나요 있어요 있습니까 하나요 합니까 인가요 입니까 수 좀 그 이 저
   ครับ ค่ะ คะ ไหม มั้ย มี ไม่ ที่ การ ของ และ หรือ ได้ อะไร เท่าไหร่ เท่าไร อย่างไร ยังไง บ้าง กี่ ใน ให้ ว่า จะ เป็น คือ
@@ -200,6 +200,9 @@ export function sameTerm(a: string, b: string): boolean {
 
 const LONE_HAN = /^\p{Script=Han}$/u;
 
+/** A match two steps away in WordNet counts this much of a term (`TermLexicon.strength`). */
+export const WEAK_STRENGTH = 0.5;
+
 /**
  * Stems and synonyms for one answer (TEXT_MATCH=stems, issue 33): a question term also matches a
  * passage term with the same stem in the language (@sa/lexicon: Snowball-style stemmers of
@@ -242,16 +245,45 @@ export class TermLexicon {
     return alts;
   }
 
-  /** Same stem, or (English) a synonym of one side shares a stem with the other or with one of its synonyms. */
+  /** Same stem, or (English) a synonym, a hypernym or a definition links them (`strength` > 0). */
   matches(questionTerm: string, candidate: string): boolean {
-    if (LONE_HAN.test(questionTerm)) return candidate.includes(questionTerm);
+    return this.strength(questionTerm, candidate) > 0;
+  }
+
+  /**
+   * How surely a passage term says what a question term says: 1 for the same stem, (English) a
+   * synonym on either side, or a passage word that names a kind of the question's ("delivery" is
+   * a kind of "transport": WordNet's hypernyms); WEAK_STRENGTH two steps away (below); 0 otherwise.
+   */
+  strength(questionTerm: string, candidate: string): number {
+    if (questionTerm === candidate) return 1;
+    if (LONE_HAN.test(questionTerm)) return candidate.includes(questionTerm) ? 1 : 0;
     const alts = this.alternativesOf(questionTerm);
-    if (this.stemsOf(candidate).some((s) => alts.has(s))) return true;
-    if (!LEXICONS[this.language].synonyms || !/\p{Script=Latin}/u.test(candidate)) return false;
-    for (const s of this.alternativesOf(candidate)) if (alts.has(s)) return true;
-    // A passage word whose WordNet definition uses the question's word ("money" ∈ refund: "money
-    // returned to a payer"; "device" ∈ appliance): one way only, the other adds false matches.
-    return this.glossOf(candidate).has(this.stemsOf(questionTerm)[0]);
+    if (this.stemsOf(candidate).some((s) => alts.has(s))) return 1;
+    if (!LEXICONS[this.language].synonyms || !/\p{Script=Latin}/u.test(candidate)) return 0;
+    for (const s of this.alternativesOf(candidate)) if (alts.has(s)) return 1;
+    const own = this.stemsOf(questionTerm);
+    const hypernyms = this.hypernymsOf(candidate);
+    if (own.some((s) => hypernyms.has(s))) return 1;
+    // Weaker evidence, two steps away: a passage word that is a kind of a synonym of the
+    // question's ("delivery" is a kind of "transport", a synonym of "shipping"), or whose WordNet
+    // definition uses the question's word ("money" ∈ refund: "money returned to a payer"; "ship" ∈
+    // harbour: "a port where ships can take on cargo"). One way only: the other adds false matches.
+    for (const s of hypernyms) if (alts.has(s)) return WEAK_STRENGTH;
+    return this.glossOf(candidate).has(own[0]) ? WEAK_STRENGTH : 0;
+  }
+
+  private readonly hypernyms = new Map<string, Set<string>>();
+
+  /** The stems of a term's direct WordNet hypernyms (English). */
+  hypernymsOf(term: string): Set<string> {
+    let h = this.hypernyms.get(term);
+    if (!h) {
+      h = new Set();
+      for (const w of englishHypernyms(term)) for (const x of this.stemsOf(foldLatin(w))) h.add(x);
+      this.hypernyms.set(term, h);
+    }
+    return h;
   }
 
   private readonly glosses = new Map<string, Set<string>>();
@@ -269,10 +301,26 @@ export class TermLexicon {
 }
 
 /**
+ * How surely the candidate terms contain a question term: 1 when equal or (with a lexicon) the
+ * same stem, a synonym or a kind of it, less through a definition (`TermLexicon.strength`), 0 when
+ * absent; without a lexicon, 1 for equal terms or a long-enough shared prefix (`sameTerm`).
+ */
+export function termStrength(question: string, candidate: readonly string[], lexicon?: TermLexicon | null): number {
+  if (!lexicon) return candidate.some((c) => sameTerm(question, c)) ? 1 : 0;
+  let best = 0;
+  for (const c of candidate) {
+    const s = lexicon.prefixes && (sameTerm(question, c) || commonPrefix(question, c) >= TAMIL_STEMS_PREFIX) ? 1 : lexicon.strength(question, c);
+    if (s > best) best = s;
+    if (best === 1) break;
+  }
+  return best;
+}
+
+/**
  * The question terms the candidate terms contain: with a lexicon (TEXT_MATCH=stems), equal terms or
  * the same stem (and English synonyms), the stemmer deciding what is one word; without one, equal
  * terms or a long-enough shared prefix (`sameTerm`), the stand-in for stems before issue 33.
  */
 export function matchedTerms(question: readonly string[], candidate: readonly string[], lexicon?: TermLexicon | null): string[] {
-  return question.filter((q) => candidate.some((c) => (lexicon ? q === c || lexicon.matches(q, c) || (lexicon.prefixes && (sameTerm(q, c) || commonPrefix(q, c) >= TAMIL_STEMS_PREFIX)) : sameTerm(q, c))));
+  return question.filter((q) => termStrength(q, candidate, lexicon) > 0);
 }
