@@ -10,6 +10,11 @@ import { BotsService } from './bots/bots.service';
 import { loadBotsConfig } from './config/bots.config';
 import { SecretBox } from '@sa/secret-box';
 import { connectionCalls } from '@sa/llm-config';
+import { executeAction } from '@sa/actions';
+import { outboundPolicyFromEnv } from '@sa/net-guard';
+import { ActionsHandler } from './actions/actions.handler';
+import { ActionsRepository } from './actions/actions.repository';
+import { ACTION_CALL, ACTION_OUTBOUND_POLICY, ActionsService } from './actions/actions.service';
 import { BehaviourHandler } from './behaviour/behaviour.handler';
 import { BehaviourRepository } from './behaviour/behaviour.repository';
 import { BehaviourService } from './behaviour/behaviour.service';
@@ -30,7 +35,7 @@ const config = loadBotsConfig();
     OpsModule.forService('bots', config),
     EventsModule.forService({ schema: 'bots', natsUrl: config.natsUrl, stream: { name: config.eventsStream, subjectPrefix: config.eventsSubjectPrefix }, relay: true }),
   ],
-  controllers: [BotsHandler, WidgetSettingsHandler, BehaviourHandler, ModelConnectionsHandler],
+  controllers: [BotsHandler, WidgetSettingsHandler, BehaviourHandler, ModelConnectionsHandler, ActionsHandler],
   providers: [
     BotsRepository,
     BotsService,
@@ -42,7 +47,12 @@ const config = loadBotsConfig();
     WidgetSettingsService,
     ModelConnectionsRepository,
     ModelConnectionsService,
-    // One box seals widget identity secrets and model keys (WEBHOOK_SECRET_KEY).
+    // Issue 34: a bot's actions; a Test call goes through the outbound policy (OUTBOUND_*).
+    ActionsRepository,
+    ActionsService,
+    { provide: ACTION_OUTBOUND_POLICY, useFactory: () => outboundPolicyFromEnv() },
+    { provide: ACTION_CALL, useValue: executeAction },
+    // One box seals widget identity secrets, model keys and action header values (WEBHOOK_SECRET_KEY).
     { provide: WIDGET_SECRET_BOX, useValue: new SecretBox(config.secretKey.key) },
     { provide: MODEL_CONNECTION_CALLS, useFactory: () => connectionCalls() },
   ],

@@ -7,6 +7,7 @@ import { BehaviourController } from './bots/behaviour.controller';
 import { PlaygroundController } from './bots/playground.controller';
 import { EvaluationsController } from './evaluations/evaluations.controller';
 import { ModelsController } from './models/models.controller';
+import { ActionsController } from './actions/actions.controller';
 import { TokenBudgetController } from './workspace/token-budget.controller';
 import { ConnectionsController } from './connections/connections.controller';
 import { KnowledgeController } from './knowledge/knowledge.controller';
@@ -58,6 +59,7 @@ export const CONSOLE_CONTROLLERS: Type[] = [
   OauthInteractionsController,
   AnalyticsController,
   EvaluationsController,
+  ActionsController,
   ConsoleOpenApiController,
 ];
 

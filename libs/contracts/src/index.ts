@@ -28,3 +28,4 @@ export * from './models';
 export * from './playground';
 export * from './token-usage';
 export * from './evaluations';
+export * from './actions';

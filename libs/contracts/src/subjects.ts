@@ -5,6 +5,18 @@ import { BookingIdRequest, BookingView, CreateBookingRequest, ListBookingsReques
 import { AnalyticsQuestionsRequest, AnalyticsQuestionsView } from './analytics';
 import { BotView, CreateBotRequest, CreatedBotView, ListBotsRequest, UpdateBotRequest } from './bots';
 import { BotBehaviourRequest, BotBehaviourView, UpdateBotBehaviourRequest } from './behaviour';
+import {
+  ActionIdRequest,
+  ActionTestResult,
+  ActionView,
+  BotActionSettingsView,
+  BotActionSpecs,
+  BotActionsRequest,
+  CreateActionRequest,
+  TestActionRequest,
+  UpdateActionRequest,
+  UpdateBotActionSettingsRequest,
+} from './actions';
 import { LeadView } from './leads';
 import { ConsoleChatMessageView, ConsoleConversationsRequest, ConsoleLeadsRequest, LeadIdRequest, LeadStatusChangeView, UpdateLeadStatusRequest } from './records-console';
 import {
@@ -244,6 +256,17 @@ export const RPC = {
   'evaluations.run.get': rpc<GetEvalRunRequest, EvalRunDetailView>(GetEvalRunRequest),
   'evaluations.alert.list': rpc<ListEvalAlertsRequest, EvalAlertView[]>(ListEvalAlertsRequest),
   'console.evaluation.notify': rpc<EvalNotifyRequest, EvalNotifyReply>(EvalNotifyRequest, false),
+  // Issue 34: a bot's actions (header values sealed, write-only) and its action settings; see actions.ts.
+  'bots.action.list': rpc<BotActionsRequest, ActionView[]>(BotActionsRequest),
+  'bots.action.get': rpc<ActionIdRequest, ActionView>(ActionIdRequest),
+  'bots.action.create': rpc<CreateActionRequest, ActionView>(CreateActionRequest),
+  'bots.action.update': rpc<UpdateActionRequest, ActionView>(UpdateActionRequest),
+  'bots.action.delete': rpc<ActionIdRequest, { deleted: true }>(ActionIdRequest),
+  'bots.action.test': rpc<TestActionRequest, ActionTestResult>(TestActionRequest),
+  /** A bot's enabled actions as chat calls them (header values sealed) and its settings. */
+  'bots.action.specs': rpc<BotActionsRequest, BotActionSpecs>(BotActionsRequest),
+  'bots.action-settings.get': rpc<BotActionsRequest, BotActionSettingsView>(BotActionsRequest),
+  'bots.action-settings.update': rpc<UpdateBotActionSettingsRequest, BotActionSettingsView>(UpdateBotActionSettingsRequest),
 } as const;
 
 export type RpcSubject = keyof typeof RPC;

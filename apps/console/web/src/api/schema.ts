@@ -437,6 +437,118 @@ export interface paths {
         patch: operations["updateBot"];
         trace?: never;
     };
+    "/workspaces/{workspaceId}/bots/{botId}/action-settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A bot's action settings
+         * @description Calls per turn and the built-in actions.
+         *
+         *     Required role: `member` or above.
+         */
+        get: operations["getBotActionSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a bot's action settings
+         * @description Members left out stay as they are; so do built-ins left out of `builtins`.
+         *
+         *     Required role: `admin` or above.
+         */
+        patch: operations["updateBotActionSettings"];
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/bots/{botId}/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A bot's actions
+         * @description Oldest first. Header values are never shown: each header has its name and `has_value`.
+         *
+         *     Required role: `member` or above.
+         */
+        get: operations["listBotActions"];
+        put?: never;
+        /**
+         * Add an action
+         * @description An HTTPS endpoint the bot may call, with its parameters as JSON Schema. Header values are stored encrypted and never shown again. `confirm` left out: false for GET, true otherwise. 400: a bad member, a parameters schema that is not accepted (each problem an issue), a URL placeholder that is not a parameter, a `user_id_param` without `verified_only`. 409 `conflict`: the name is taken, or the bot has 20 actions.
+         *
+         *     Required role: `admin` or above.
+         */
+        post: operations["createBotAction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/bots/{botId}/actions/{actionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An action
+         * @description Header values are never shown.
+         *
+         *     Required role: `member` or above.
+         */
+        get: operations["getBotAction"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete an action
+         * @description The bot no longer offers it, from its next turn.
+         *
+         *     Required role: `admin` or above.
+         */
+        delete: operations["deleteBotAction"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an action
+         * @description Members left out stay as they are. `headers` replaces the list; an entry with a name and no `value` keeps the value stored for that name (400 when none is). A `url` of another origin (scheme, host, port) needs every header value given again (400 otherwise): stored secrets are never sent to another address.
+         *
+         *     Required role: `admin` or above.
+         */
+        patch: operations["updateBotAction"];
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/bots/{botId}/actions/{actionId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test an action
+         * @description One call with sample input, through the installation's outbound policy (no private addresses, no redirects, 10 s, a size cap). Input that does not fit the parameters, a refusal, a timeout or an HTTP error is the result (`ok: false`, `error`), not an error of this API.
+         *
+         *     Required role: `admin` or above.
+         */
+        post: operations["testBotAction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspaceId}/bots/{botId}/behaviour": {
         parameters: {
             query?: never;
@@ -1611,6 +1723,144 @@ export interface components {
             password: string;
             token: string;
         };
+        /** @description An action of a bot: a call of the workspace's own HTTPS API the bot may make for a visitor. Header values are write-only and never returned. */
+        Action: {
+            /** Format: uuid */
+            bot_id: string;
+            /** @description Whether the visitor confirms each call before it runs. */
+            confirm: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** @description What it does and when to use it, for the model. User text: render it as text. */
+            description: string;
+            /** @description Off: the bot does not offer it (it can still be tested). */
+            enabled: boolean;
+            /** @description The headers it sends, names only. */
+            headers: components["schemas"]["ActionHeader"][];
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+            /** @description The tool name the model sees; unique per bot (case-insensitive). */
+            name: string;
+            /** @description The input as a JSON Schema object (`type: object` and its `properties`). */
+            parameters: Record<string, never>;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description An https URL; `{name}` placeholders in its path or query are filled from the parameters of that name. */
+            url: string;
+            /** @description A parameter the service fills with the verified visitor's `external_user_id`, never the model; null: none. */
+            user_id_param: string | null;
+            /** @description Whether only a verified visitor (identified with a valid user hash) may use it. */
+            verified_only: boolean;
+        };
+        /** @description The built-in actions of the bot, on or off. */
+        ActionBuiltins: {
+            /** @description Request a booking in the conversation. */
+            booking: boolean;
+            /** @description Hand off to a person. */
+            handoff: boolean;
+            /** @description Capture the visitor's contact as a lead. */
+            lead: boolean;
+        };
+        /** @description Built-in actions to switch; members left out stay as they are. Unknown members are rejected (400). */
+        ActionBuiltinsUpdate: {
+            booking?: boolean;
+            handoff?: boolean;
+            lead?: boolean;
+        };
+        /** @description A new action. Unknown members are rejected (400). A bot has at most 20 (409). */
+        ActionCreate: {
+            /** @description Whether the visitor confirms each call. Left out: false for GET, true for every other method. */
+            confirm?: boolean;
+            /** @description For the model: what it does and when to use it. 1 to 1000 characters. */
+            description: string;
+            /**
+             * @description Whether the bot offers it.
+             * @default true
+             */
+            enabled: boolean;
+            /** @description At most 20. Values are stored encrypted and never shown again. */
+            headers?: components["schemas"]["ActionHeaderInput"][];
+            /** @enum {string} */
+            method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+            /** @description 1 to 64 letters, digits, `_` or `-`, starting with a letter (a tool name); unique per bot, case-insensitive (409). */
+            name: string;
+            /** @description A JSON Schema object: `type: "object"`, its `properties` (string, number, integer, boolean, enum, arrays and objects of them) and `required`. Default `{"type":"object","properties":{}}`. */
+            parameters?: Record<string, never>;
+            /** @description https only, up to 2000 characters, no credentials. `{name}` placeholders are allowed after the host; each must be a property of `parameters`. */
+            url: string;
+            /** @description The name of a string property of `parameters` that the service fills with the verified visitor's `external_user_id` (the model never fills it). Needs `verified_only: true`. Null: none. */
+            user_id_param?: string | null;
+            /**
+             * @description Whether only a verified visitor may use it.
+             * @default false
+             */
+            verified_only: boolean;
+        };
+        /** @description A header the action sends. Its value is write-only: only the name is shown. */
+        ActionHeader: {
+            /** @description Whether a value is stored (always, today: a header is saved with its value). The value itself is never returned. */
+            has_value: boolean;
+            name: string;
+        };
+        /** @description A header of a changed action: without `value`, the value stored for that name is kept. Unknown members are rejected (400). */
+        ActionHeaderChange: {
+            /** @description An HTTP field name, 1 to 100 characters; not Host, Content-Length, Transfer-Encoding, Connection, Upgrade, TE, Keep-Alive or Proxy-*; unique (case-insensitive). */
+            name: string;
+            /** @description 1 to 4000 characters, no line breaks; left out: keep the stored value of this name (400 when there is none). */
+            value?: string;
+        };
+        /** @description A header of a new action. Unknown members are rejected (400). */
+        ActionHeaderInput: {
+            /** @description An HTTP field name, 1 to 100 characters; not Host, Content-Length, Transfer-Encoding, Connection, Upgrade, TE, Keep-Alive or Proxy-*; unique (case-insensitive). */
+            name: string;
+            /** @description 1 to 4000 characters, no line breaks. Write-only: stored encrypted, never shown again. */
+            value: string;
+        };
+        /** @description Sample input for one call of the action. Unknown members are rejected (400). */
+        ActionTest: {
+            /** @description The input, checked against the action's parameters first (a mismatch is the result `invalid_input`, not an error). At most 16 KiB as JSON. The `user_id_param` may be given here as a sample. Default {}. */
+            input?: Record<string, never>;
+        };
+        /** @description The outcome of one call. A refusal (blocked, timeout, an HTTP error) is a result with `ok: false`, not an error of this API. */
+        ActionTestResult: {
+            duration_ms: number;
+            /**
+             * @description null: it worked. invalid_input: the input does not fit the parameters; blocked: the outbound policy refused the address; redirect: the endpoint redirected (never followed); timeout; too_large; network; http_error: a non-2xx status.
+             * @enum {string|null}
+             */
+            error: "invalid_input" | "blocked" | "redirect" | "timeout" | "too_large" | "network" | "http_error" | null;
+            /** @description What happened, for people. */
+            message: string;
+            /** @description The endpoint answered 2xx. */
+            ok: boolean;
+            /** @description The response body as text, cut to the size the model would get. */
+            result: string;
+            /** @description The endpoint's HTTP status; null when none came (invalid input, blocked, unreachable, timed out). */
+            status: number | null;
+            /** @description Whether `result` was cut. */
+            truncated: boolean;
+        };
+        /** @description A change; members left out stay as they are. `headers` replaces the list: an entry without `value` keeps the value stored for its name. A URL of another origin needs every header value given again (400 otherwise). Unknown members are rejected (400). */
+        ActionUpdate: {
+            confirm?: boolean;
+            description?: string;
+            enabled?: boolean;
+            /** @description The whole list, at most 20; `[]` removes every header. */
+            headers?: components["schemas"]["ActionHeaderChange"][];
+            /** @enum {string} */
+            method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+            /** @description 1 to 64 letters, digits, `_` or `-`, starting with a letter (a tool name); unique per bot, case-insensitive (409). */
+            name?: string;
+            /** @description A JSON Schema object: `type: "object"`, its `properties` (string, number, integer, boolean, enum, arrays and objects of them) and `required`. Default `{"type":"object","properties":{}}`. */
+            parameters?: Record<string, never>;
+            /** @description https only, up to 2000 characters, no credentials. `{name}` placeholders are allowed after the host; each must be a property of `parameters`. */
+            url?: string;
+            /** @description The name of a string property of `parameters` that the service fills with the verified visitor's `external_user_id` (the model never fills it). Needs `verified_only: true`. Null: none. */
+            user_id_param?: string | null;
+            verified_only?: boolean;
+        };
         AddKbQaRequest: {
             answer: string;
             /** Format: uuid */
@@ -1752,6 +2002,18 @@ export interface components {
             /** Format: uuid */
             tenant_id: string;
             time_zone: string | null;
+        };
+        /** @description A bot's settings for actions. */
+        BotActionSettings: {
+            builtins: components["schemas"]["ActionBuiltins"];
+            /** @description Calls of actions the bot may make in one turn, 1 to 10. */
+            max_calls_per_turn: number;
+        };
+        /** @description A change of the settings; members left out stay as they are. Unknown members are rejected (400). */
+        BotActionSettingsUpdate: {
+            builtins?: components["schemas"]["ActionBuiltinsUpdate"];
+            /** @description 1 to 10; default 3. */
+            max_calls_per_turn?: number;
         };
         /** @description A bot's behaviour: its instructions, fallback reply, answer length and starter questions. All of it is user text: render it as text. */
         BotBehaviour: {
@@ -4423,6 +4685,573 @@ export interface operations {
             };
             /** @description `conflict` or `last_owner`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    getBotActionSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BotActionSettings"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    updateBotActionSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BotActionSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description The settings as saved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["BotActionSettings"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    listBotActions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The actions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Action"][];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    createBotAction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActionCreate"];
+            };
+        };
+        responses: {
+            /** @description The action. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Action"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `conflict` or `last_owner`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    getBotAction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                actionId: string;
+                botId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The action. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Action"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    deleteBotAction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                actionId: string;
+                botId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    updateBotAction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                actionId: string;
+                botId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActionUpdate"];
+            };
+        };
+        responses: {
+            /** @description The action as saved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Action"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `conflict` or `last_owner`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    testBotAction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                actionId: string;
+                botId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActionTest"];
+            };
+        };
+        responses: {
+            /** @description What the endpoint answered. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ActionTestResult"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
