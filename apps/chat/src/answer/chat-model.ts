@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
-import type { BaseMessage } from '@langchain/core/messages';
+import type { AIMessageChunk, BaseMessage } from '@langchain/core/messages';
+import type { Runnable } from '@langchain/core/runnables';
 import { type AnswerLength, type BehaviourSettings, KB_QA_ANSWER_MAX, KB_QA_QUESTION_MAX, type PassageView } from '@sa/contracts';
 import type { ModelConnectionSpec } from '@sa/contracts';
 import {
@@ -193,8 +194,26 @@ export interface TokenUsage {
 }
 
 export async function* streamAnswer(model: BaseChatModel, messages: BaseMessage[], signal: AbortSignal, onUsage?: (usage: TokenUsage) => void): AsyncGenerator<string> {
+  for await (const chunk of streamChunks(model, messages, signal, onUsage)) {
+    const text = chunk.text;
+    if (text) yield text;
+  }
+}
+
+/**
+ * The model's answer as langchain's chunks (text, and the pieces of tool calls when tools are
+ * bound: only the chunks concatenated carry whole calls), with streamAnswer's cancellation, usage
+ * and error rules. `model` may be a model with tools bound (`bindTools`).
+ */
+export async function* streamChunks(
+  model: BaseChatModel | Runnable<BaseMessage[], AIMessageChunk>,
+  messages: BaseMessage[],
+  signal: AbortSignal,
+  onUsage?: (usage: TokenUsage) => void,
+  base: BaseChatModel = model as BaseChatModel,
+): AsyncGenerator<AIMessageChunk> {
   if (signal.aborted) return;
-  const describe = describeChatModel(model);
+  const describe = describeChatModel(base);
   const reported: TokenUsage = { prompt: 0, completion: 0 };
   try {
     const stream = await callSignal.run(signal, () => model.stream(messages, { signal }));
@@ -208,12 +227,11 @@ export async function* streamAnswer(model: BaseChatModel, messages: BaseMessage[
         reported.completion = Math.max(reported.completion, usage.output_tokens);
         onUsage({ ...reported });
       }
-      const text = chunk.text;
-      if (text) yield text;
+      yield chunk;
     }
   } catch (err) {
     if (signal.aborted) return;
-    throw new ChatModelUnavailable(withoutKey(modelFailure(describe, err), keys.get(model) ?? null));
+    throw new ChatModelUnavailable(withoutKey(modelFailure(describe, err), keys.get(base) ?? null));
   }
 }
 
