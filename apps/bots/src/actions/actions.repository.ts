@@ -1,22 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { ActionMethod, ActionSpec, ActionView, BotActionSettingsView, DEFAULT_ACTION_SETTINGS } from '@sa/contracts';
+import { ActionSpec, ActionView, BotActionSettingsView, DEFAULT_ACTION_SETTINGS } from '@sa/contracts';
 
-/** A stored action: the view's members, the header names and their values sealed (never opened here). */
-export interface ActionRow {
-  id: string;
+/** A stored action: what chat gets of it (ActionSpec, header values sealed, never opened here), its bot, whether it is on, and when. */
+export interface ActionRow extends Omit<ActionSpec, 'updated_at'> {
   chatbot_id: string;
-  name: string;
-  description: string;
-  method: ActionMethod;
-  url: string;
-  parameters: Record<string, unknown>;
-  header_names: string[];
-  headers_sealed: string | null;
-  confirm: boolean;
-  verified_only: boolean;
-  user_id_param: string | null;
   enabled: boolean;
   created_at: Date;
   updated_at: Date;
