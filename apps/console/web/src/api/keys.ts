@@ -24,6 +24,9 @@ export const keys = {
   evalSettings: (id: string, botId: string) => ['workspace', id, 'evaluations', botId, 'settings'] as const,
   evalRuns: (id: string, botId: string) => ['workspace', id, 'evaluations', botId, 'runs'] as const,
   evalAlerts: (id: string) => ['workspace', id, 'evaluation-alerts'] as const,
+  // Issue 34: a bot's actions and its action settings.
+  actions: (id: string, botId: string) => ['workspace', id, 'actions', botId] as const,
+  actionSettings: (id: string, botId: string) => ['workspace', id, 'action-settings', botId] as const,
   interaction: (uid: string) => ['oauth-interaction', uid] as const,
   setup: ['setup'] as const,
 };

@@ -82,3 +82,12 @@ export type EvalResult = EvalRunDetail['results'][number];
 export type EvalAlert = Item<Ok<WP<'/evaluations/alerts'>, 'get'>>;
 export type EvalExpectation = EvalCase['expect'];
 export type EvalImportResult = Ok<WP<'/bots/{botId}/evaluations/cases/import'>, 'post'>['data'];
+// Issue 34: a bot's actions (definitions, test, built-ins and the limit per turn).
+export type BotAction = Item<Ok<WP<'/bots/{botId}/actions'>, 'get'>>;
+export type ActionMethod = BotAction['method'];
+export type CreateBotAction = Body<WP<'/bots/{botId}/actions'>, 'post'>;
+export type UpdateBotAction = Body<WP<'/bots/{botId}/actions/{actionId}'>, 'patch'>;
+export type TestBotAction = Body<WP<'/bots/{botId}/actions/{actionId}/test'>, 'post'>;
+export type ActionTestResult = Ok<WP<'/bots/{botId}/actions/{actionId}/test'>, 'post'>['data'];
+export type BotActionSettings = Ok<WP<'/bots/{botId}/action-settings'>, 'get'>['data'];
+export type UpdateBotActionSettings = Body<WP<'/bots/{botId}/action-settings'>, 'patch'>;

@@ -6,11 +6,12 @@ import { useCurrentWorkspace } from '../../app/workspace-context';
 import { ErrorMessage, Loading, SuccessMessage } from '../../components/Messages';
 import { Page, Section } from '../../components/Page';
 import { WidgetSections } from '../widget/WidgetSections';
+import { ActionsSection } from './actions/ActionsSection';
 import { BehaviourSection } from './BehaviourForm';
 import { BotSettingsForm } from './BotSettingsForm';
 import { TryIt } from './TryIt';
 
-/** One bot: its name and reply language, its behaviour, the playground (owners and admins), then its widget (snippet, origins, greeting and look, identity secret). */
+/** One bot: its name and reply language, its behaviour, its actions, the playground (owners and admins), then its widget (snippet, origins, greeting and look, identity secret). */
 export function BotPage() {
   const { workspace, canManage } = useCurrentWorkspace();
   const { botId = '' } = useParams();
@@ -42,6 +43,9 @@ export function BotPage() {
       </Section>
       <Section title="Behaviour" id="bot-behaviour">
         <BehaviourSection workspaceId={workspace.id} botId={bot.id} canManage={canManage} onDraft={canManage ? setDraft : undefined} />
+      </Section>
+      <Section title="Actions" id="bot-actions">
+        <ActionsSection key={bot.id} workspaceId={workspace.id} botId={bot.id} canManage={canManage} />
       </Section>
       {canManage ? (
         <Section title="Try it" id="bot-try-it">
