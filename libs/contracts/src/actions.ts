@@ -220,6 +220,8 @@ export interface ActionSpec {
   confirm: boolean;
   verified_only: boolean;
   user_id_param: string | null;
+  /** For people while it runs ("Checking your order…"); null: a generic one. */
+  status_text?: string | null;
   /** Changes whenever the action does: a cache key. */
   updated_at: string;
 }

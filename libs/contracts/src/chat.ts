@@ -1,5 +1,5 @@
 import { Transform } from 'class-transformer';
-import { ArrayMinSize, IsArray, IsIn, IsInt, IsISO8601, IsNumber, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
+import { ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsISO8601, IsNumber, IsOptional, IsString, IsUUID, Matches, Max, MaxLength, Min } from 'class-validator';
 import { ONLY_THIS_BOT } from './knowledge';
 import { PlaygroundOptions, type TurnDiagnostics } from './playground';
 import { Doc, Nested, Nullable } from './schema-docs';
@@ -28,6 +28,16 @@ export const CONVERSATION_QUERY_MAX = 200;
 /** Reply languages the spec names (part 4); any BCP 47 code is accepted. */
 export const CHAT_LANGUAGES = ['en-IN', 'ja-JP', 'ko-KR', 'zh-CN', 'ms-MY', 'id-ID', 'th-TH', 'vi-VN', 'fil-PH', 'ar-AE', 'hi-IN', 'ta-IN', 'sw-KE', 'ha-NG', 'yo-NG'];
 
+/**
+ * The visitor's decision on an action the bot's last answer waits on (issue 34): sent with the
+ * next message (its text, e.g. the button's label, is stored as the visitor's message).
+ */
+@Doc({ name: 'ActionConfirmation', description: "The visitor's decision on the action the session's last answer waits on (an `action` frame with state `awaiting_confirmation`). Unknown members are rejected (400)." })
+export class ActionConfirmation {
+  @Doc('The `call_id` of the waiting action frame. Another id (or none waiting) is refused with 409 `conflict`.') @IsString() @CharLength(1, 200) call_id: string;
+  @Doc('true: run it; false: cancel it (it does not run).') @IsBoolean() confirm: boolean;
+}
+
 /** Body of POST /v1/chat (spec part 4). */
 @Doc({ description: 'Body of POST /chat. Unknown members are rejected (400).' })
 export class ChatRequest {
@@ -44,6 +54,7 @@ export class ChatRequest {
   @IsString()
   @IsLanguageTag()
   language?: string;
+  @Doc('Ours (issue 34): confirms or cancels the action the session\'s last answer waits on. Needs `sessionId`.') @IsOptional() @Nested(() => ActionConfirmation) action_confirmation?: ActionConfirmation;
 }
 
 /**
@@ -77,7 +88,32 @@ export type ChatStreamEvent =
   | { type: 'end'; assistant_message_id: string; unanswered: boolean; source_urls: string[]; diagnostics?: TurnDiagnostics }
   | { type: 'error'; code: string; message: string; stored: boolean }
   /** Issue 19: a person holds the session (handoff taken); the visitor's message was stored, the bot does not answer. */
-  | { type: 'held'; user_message_id: string; taken_by: string };
+  | { type: 'held'; user_message_id: string; taken_by: string }
+  /** Issue 34: an action of the turn starts, ends, is refused, or waits for the visitor. Any number, before the end. */
+  | { type: 'action'; action: ActionFrame };
+
+/** What an `action` frame can say about a call. */
+export const ACTION_FRAME_STATES = ['running', 'done', 'failed', 'refused', 'awaiting_confirmation', 'cancelled'] as const;
+export type ActionFrameState = (typeof ACTION_FRAME_STATES)[number];
+
+/**
+ * An action of a turn, as the stream shows it (issue 34). The SSE frames of /v1/chat and the widget
+ * carry it as an additive `action` member beside `choices` (whose delta.content is then ''):
+ * `running` while it runs (the widget's status line), then `done`, `failed` or `refused`;
+ * `awaiting_confirmation` as the answer's last action when the visitor has to confirm it (the
+ * widget's confirm/cancel card; the answer then ends), `cancelled` when the visitor said no.
+ */
+export interface ActionFrame {
+  /** The call's id; an awaiting call is confirmed or cancelled with it (action_confirmation). */
+  call_id: string;
+  /** The action's name (a tool name). */
+  name: string;
+  /** For people, in the reply's language: the action's status text ("Checking your order…") or a generic one. */
+  label: string;
+  state: ActionFrameState;
+  /** awaiting_confirmation only: the input the call will send (the verified visitor's id left out). */
+  input?: Record<string, unknown>;
+}
 
 /** chat.turn.cancel (published, not requested): the client went away; stop generating. */
 export interface ChatTurnCancel {

@@ -1,7 +1,7 @@
 import { ArrayMaxSize, Equals, IsArray, IsBoolean, IsEmail, IsIn, IsISO8601, IsOptional, IsString, IsUUID, Matches, ValidateBy, ValidationOptions, buildMessage } from 'class-validator';
 import { EMAIL_MAX, EMAIL_MIN, PERSON_NAME_MAX, PHONE_MAX, PHONE_MIN } from './bookings';
 import { LANGUAGE_DESCRIPTION } from './bots';
-import { CHAT_MESSAGE_MAX, FEEDBACK_VALUES, Feedback, SESSION_ID_MAX, WIDGET_SESSION_DESCRIPTION } from './chat';
+import { ActionConfirmation, CHAT_MESSAGE_MAX, FEEDBACK_VALUES, Feedback, SESSION_ID_MAX, WIDGET_SESSION_DESCRIPTION } from './chat';
 import { Doc, Nested, Nullable } from './schema-docs';
 import { CharLength, IsLanguageTag, IsStringMap, NotBlank } from './validation';
 
@@ -29,6 +29,7 @@ export class WidgetChatBody {
   @CharLength(1, SESSION_ID_MAX)
   sessionId?: string;
   @Doc("Reply language code such as `en` or `ja-JP` (BCP 47). When omitted the bot's default is used.") @IsOptional() @IsString() @IsLanguageTag() language?: string;
+  @Doc("Confirms or cancels the action the session's last answer waits on (the confirm/cancel card). Needs `sessionId`.") @IsOptional() @Nested(() => ActionConfirmation) action_confirmation?: ActionConfirmation;
 }
 
 /** POST …/feedback on an assistant message of that session. */

@@ -43,6 +43,8 @@ export function actionTools(specs: readonly ActionSpec[], ctx: ActionToolsContex
   return specs.map((spec) => ({
     name: spec.name,
     description: spec.description,
+    source: 'custom',
+    label: spec.status_text ?? null,
     parameters: modelParameters(spec),
     confirm: spec.confirm,
     verifiedOnly: spec.verified_only,

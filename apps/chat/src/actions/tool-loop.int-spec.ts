@@ -41,6 +41,8 @@ function tool(name: string, opts: Partial<Pick<LoopTool, 'confirm' | 'verifiedOn
   return {
     name,
     description: `The ${name} action.`,
+    source: 'custom',
+    label: null,
     parameters: { type: 'object', properties: { order_id: { type: 'string' } } },
     confirm: opts.confirm ?? false,
     verifiedOnly: opts.verifiedOnly ?? false,

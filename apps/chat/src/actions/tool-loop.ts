@@ -19,6 +19,10 @@ export interface LoopTool {
   name: string;
   /** For the model. */
   description: string;
+  /** Where it comes from: the bot's own action, a built-in one, or a remote MCP server's tool (records, analytics). */
+  source: 'custom' | 'builtin' | 'mcp';
+  /** For people while it runs ("Checking your order…"); null: a generic one in the reply's language. */
+  label: string | null;
   /** The input as a JSON Schema object, as the model sees it (members the service fills left out). */
   parameters: Record<string, unknown>;
   /** The visitor confirms each call before it runs. */

@@ -43,6 +43,7 @@ export class TryBotController {
       for await (const event of turn.events()) {
         if (event.type === 'delta') answer += event.text;
         else if (event.type === 'end') return { data: { answer, session_id: turn.started.session_id, source_urls: event.source_urls ?? [], unanswered: event.unanswered } };
+        else if (event.type === 'action') continue;
         else if (event.type === 'held') throw new DomainError('conflict', `A person (${event.taken_by}) has taken this conversation over; the bot does not answer until it is handed back.`);
         else throw new DomainError(isErrorCode(event.code) ? event.code : 'service_unavailable', `The answer broke off: ${event.message}`);
       }

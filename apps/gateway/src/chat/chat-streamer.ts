@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import type { NatsConnection } from 'nats';
 import type { Logger } from 'pino';
-import { CallerContext, ChatChannel, ChatRequest } from '@sa/contracts';
+import { ActionFrame, CallerContext, ChatChannel, ChatRequest } from '@sa/contracts';
 import { StreamIdle, startChatTurn } from '@sa/edge';
 import { NATS_CONNECTION, RpcClient } from '@sa/messaging';
 import { gauge } from '@sa/metrics';
@@ -26,6 +26,14 @@ export function headerValue(value: string): string {
  */
 export function sseFrame(text: string): string {
   return `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n\n`;
+}
+
+/**
+ * A frame about an action of the turn (issue 34): the spec's frame with an empty delta.content, so a
+ * client that reads only choices[0].delta.content sees nothing of it, and an additive `action`.
+ */
+export function sseActionFrame(action: ActionFrame): string {
+  return `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: '' }, finish_reason: null }], action })}\n\n`;
 }
 
 /** Why an answer broke off, as the last frame's `error` object. */
@@ -116,6 +124,7 @@ export class ChatStreamer {
       for await (const event of turn.events()) {
         if (finished) break;
         if (event.type === 'delta') raw.write(sseFrame(event.text));
+        else if (event.type === 'action') raw.write(sseActionFrame(event.action));
         else if (event.type === 'end') {
           failure = undefined;
           if (channel === 'widget') answer = { message_id: event.assistant_message_id, source_urls: event.source_urls ?? [] };

@@ -167,6 +167,8 @@ export class ToolServerFactory {
             unanswered: event.unanswered,
             assistant_message_id: event.assistant_message_id,
           };
+        } else if (event.type === 'action') {
+          continue;
         } else if (event.type === 'held') {
           throw new DomainError('conflict', `A person (${event.taken_by}) has taken this conversation over: the message was stored, the bot does not answer until it is handed back.`, {
             session_id: turn.started.session_id,
