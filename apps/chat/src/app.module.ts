@@ -9,6 +9,10 @@ import { createLogger } from '@sa/logging';
 import { OpsModule } from '@sa/ops';
 import { MessagingModule } from '@sa/messaging';
 import { AnalyticsRepository } from './analytics/analytics.repository';
+import { ActionCallsHandler } from './actions/action-calls.handler';
+import { ActionCallsQueries } from './actions/action-calls.queries';
+import { ActionCallsRepository } from './actions/action-calls.repository';
+import { TurnActions } from './actions/turn-actions';
 import { connectionCalls } from '@sa/llm-config';
 import { SecretBox } from '@sa/secret-box';
 import { BotModels } from './answer/bot-models';
@@ -39,7 +43,7 @@ const config = loadChatConfig();
     OpsModule.forService('chat', config),
     EventsModule.forService({ schema: 'chat', natsUrl: config.natsUrl, stream: { name: config.eventsStream, subjectPrefix: config.eventsSubjectPrefix }, relay: true }),
   ],
-  controllers: [ChatTurnHandler, ConversationQueriesHandler, WidgetHandler, UsageHandler, TokenUsageHandler, HandoffHandler],
+  controllers: [ChatTurnHandler, ConversationQueriesHandler, WidgetHandler, UsageHandler, TokenUsageHandler, HandoffHandler, ActionCallsHandler],
   providers: [
     { provide: CHAT_CONFIG, useValue: config },
     { provide: CHAT_LOGGER, useValue: createLogger('chat', { level: config.logLevel }) },
@@ -54,7 +58,10 @@ const config = loadChatConfig();
     TokenUsageRepository,
     ConversationsRepository,
     AnalyticsRepository,
+    ActionCallsQueries,
     ChatTurnService,
+    TurnActions,
+    ActionCallsRepository,
     WidgetRepository,
     WidgetSessionsRepository,
     WidgetService,

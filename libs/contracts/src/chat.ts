@@ -39,8 +39,9 @@ export class ActionConfirmation {
 }
 
 /** Body of POST /v1/chat (spec part 4). */
-@Doc({ description: 'Body of POST /chat. Unknown members are rejected (400).' })
-export class ChatRequest {
+/** The members of a chat message the spec fixes (part 4): POST /v1/chat's, and MCP ask_bot's input. */
+@Doc({ name: 'AskBotRequest', description: 'A message to a bot. Unknown members are rejected (400).' })
+export class ChatMessageRequest {
   @Doc("The visitor's question or message.") @IsString() @CharLength(1, CHAT_MESSAGE_MAX) @NotBlank() message: string;
   @Doc('Required for bot-restricted tokens. The bot chosen when an unrestricted token omits it is not specified.') @IsOptional() @IsUUID() chatbotId?: string;
   @Doc('A stable id that groups turns into one conversation.') @IsOptional() @IsString() @CharLength(1, SESSION_ID_MAX) sessionId?: string;
@@ -54,7 +55,18 @@ export class ChatRequest {
   @IsString()
   @IsLanguageTag()
   language?: string;
-  @Doc('Ours (issue 34): confirms or cancels the action the session\'s last answer waits on. Needs `sessionId`.') @IsOptional() @Nested(() => ActionConfirmation) action_confirmation?: ActionConfirmation;
+}
+
+/**
+ * Body of POST /v1/chat: the spec's members and ours, additive (issue 34: the visitor's decision on
+ * an action; the MCP server's ask_bot, which shows no action frames, keeps the spec's members).
+ */
+@Doc({ description: 'Body of POST /chat. Unknown members are rejected (400).' })
+export class ChatRequest extends ChatMessageRequest {
+  @Doc("Ours (issue 34): confirms or cancels the action the session's last answer waits on (an `action` frame with state `awaiting_confirmation`). Needs `sessionId`.")
+  @IsOptional()
+  @Nested(() => ActionConfirmation)
+  action_confirmation?: ActionConfirmation;
 }
 
 /**

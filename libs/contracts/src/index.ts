@@ -29,3 +29,5 @@ export * from './playground';
 export * from './token-usage';
 export * from './evaluations';
 export * from './actions';
+export * from './action-sources';
+export * from './action-records';

@@ -1,5 +1,6 @@
 import { ArrayMaxSize, IsArray, IsIn, IsOptional, IsString } from 'class-validator';
 import { type AnswerLength, ANSWER_LENGTHS, BEHAVIOUR_FALLBACK_MAX, BEHAVIOUR_INSTRUCTIONS_MAX } from './behaviour';
+import type { ActionFrame } from './chat';
 import type { MessagePassageView } from './records-console';
 import { Doc, Nested, Nullable } from './schema-docs';
 import { CharLength, IsLanguageTag, NotBlank } from './validation';
@@ -67,5 +68,5 @@ export interface TurnDiagnostics {
   timings: { retrieval_ms: number; first_text_ms: number | null; total_ms: number };
 }
 
-/** A frame of the playground's event stream (`data: <json>`), in order: deltas, then one end or error. */
-export type PlaygroundFrame = { type: 'delta'; text: string } | { type: 'end'; diagnostics: TurnDiagnostics } | { type: 'error'; code: string; message: string };
+/** A frame of the playground's event stream (`data: <json>`), in order: deltas and actions (issue 34), then one end or error. */
+export type PlaygroundFrame = { type: 'delta'; text: string } | { type: 'action'; action: ActionFrame } | { type: 'end'; diagnostics: TurnDiagnostics } | { type: 'error'; code: string; message: string };

@@ -3,6 +3,7 @@ import { HandoffConversationView, HandoffMessageView, HandoffNotifyReply, Handof
 import { EmailView, ListEmailsRequest } from './booking-mail';
 import { BookingIdRequest, BookingView, CreateBookingRequest, ListBookingsRequest, UpdateBookingRequest } from './bookings';
 import { AnalyticsQuestionsRequest, AnalyticsQuestionsView } from './analytics';
+import { ActionCountsRequest, ActionCountsView, SessionActionCall, SessionActionCallsRequest } from './action-records';
 import { BotView, CreateBotRequest, CreatedBotView, ListBotsRequest, UpdateBotRequest } from './bots';
 import { BotBehaviourRequest, BotBehaviourView, UpdateBotBehaviourRequest } from './behaviour';
 import {
@@ -17,7 +18,8 @@ import {
   UpdateActionRequest,
   UpdateBotActionSettingsRequest,
 } from './actions';
-import { LeadView } from './leads';
+import { CreateMcpServerRequest, McpServerIdRequest, McpServersRequest, McpServerView, UpdateMcpServerRequest } from './action-sources';
+import { ConversationalLeadRequest, LeadView } from './leads';
 import { ConsoleChatMessageView, ConsoleConversationsRequest, ConsoleLeadsRequest, LeadIdRequest, LeadStatusChangeView, UpdateLeadStatusRequest } from './records-console';
 import {
   FeedbackRequest,
@@ -36,6 +38,7 @@ import {
   WidgetSettingsView,
   WidgetSessionCheck,
   WidgetSessionCheckRequest,
+  WidgetSessionVerifyRequest,
   WidgetSessionRequest,
   WidgetSessionView,
 } from './widget';
@@ -162,6 +165,9 @@ export const RPC = {
   'chat.conversation.messages': rpc<ConversationMessagesRequest, ChatMessageView[]>(ConversationMessagesRequest),
   // Issue 32 ("Why this answer"): the console's transcript for owners and admins, with each answer's passages.
   'chat.conversation.transcript': rpc<ConversationMessagesRequest, ConsoleChatMessageView[]>(ConversationMessagesRequest),
+  // Issue 34 (records): the recorded action calls of a session's answers, for owners and admins (the console's transcript); calls per action (its Analytics page).
+  'chat.conversation.action-calls': rpc<SessionActionCallsRequest, SessionActionCall[]>(SessionActionCallsRequest),
+  'chat.analytics.actions': rpc<ActionCountsRequest, ActionCountsView>(ActionCountsRequest),
   'chat.analytics.summary': rpc<AnalyticsRequest, AnalyticsView>(AnalyticsRequest),
   'bookings.booking.list': rpc<ListBookingsRequest, BookingView[]>(ListBookingsRequest),
   'bookings.booking.get': rpc<BookingIdRequest, BookingView>(BookingIdRequest),
@@ -179,8 +185,11 @@ export const RPC = {
   'chat.session.handoff': rpc<HandoffRequest, { session_id: string; handoff: true }>(HandoffRequest),
   'leads.visitor.identify': rpc<IdentifyRequest, { session_id: string; lead_id: string | null }>(IdentifyRequest),
   'leads.lead.capture': rpc<LeadFormRequest, LeadView>(LeadFormRequest),
+  // Issue 34: the built-in action capture_contact (chat only; `captured_via: conversational`).
+  'leads.lead.capture-conversational': rpc<ConversationalLeadRequest, LeadView>(ConversationalLeadRequest),
   'chat.widget-session.create': rpc<WidgetSessionRequest, WidgetSessionView>(WidgetSessionRequest),
   'chat.widget-session.check': rpc<WidgetSessionCheckRequest, WidgetSessionCheck>(WidgetSessionCheckRequest),
+  'chat.widget-session.verify': rpc<WidgetSessionVerifyRequest, { verified: boolean }>(WidgetSessionVerifyRequest),
   'bookings.email.list': rpc<ListEmailsRequest, EmailView[]>(ListEmailsRequest),
   // Answered by the gateway (queue group `gateway`), owner of schema `identity`; see identity.ts.
   'identity.token.verify': rpc<VerifyTokenRequest, VerifyTokenReply>(VerifyTokenRequest, false),
@@ -267,6 +276,14 @@ export const RPC = {
   'bots.action.specs': rpc<BotActionsRequest, BotActionSpecs>(BotActionsRequest),
   'bots.action-settings.get': rpc<BotActionsRequest, BotActionSettingsView>(BotActionsRequest),
   'bots.action-settings.update': rpc<UpdateBotActionSettingsRequest, BotActionSettingsView>(UpdateBotActionSettingsRequest),
+  // Issue 34, item 3: remote MCP servers as action sources (token sealed, write-only); see action-sources.ts.
+  'bots.mcp-server.list': rpc<McpServersRequest, McpServerView[]>(McpServersRequest),
+  'bots.mcp-server.create': rpc<CreateMcpServerRequest, McpServerView>(CreateMcpServerRequest),
+  'bots.mcp-server.update': rpc<UpdateMcpServerRequest, McpServerView>(UpdateMcpServerRequest),
+  /** Answers the server as it was before it was deleted (for the audit log). */
+  'bots.mcp-server.delete': rpc<McpServerIdRequest, McpServerView>(McpServerIdRequest),
+  /** Connects, lists the tools and stores them; a failure is the view's `error`, not an error of the RPC. */
+  'bots.mcp-server.sync': rpc<McpServerIdRequest, McpServerView>(McpServerIdRequest),
 } as const;
 
 export type RpcSubject = keyof typeof RPC;

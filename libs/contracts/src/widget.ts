@@ -126,6 +126,16 @@ export interface WidgetSessionCheck {
   widget_session: boolean;
 }
 
+/**
+ * chat.widget-session.verify (issue 34): the gateway checked the visitor's user hash; the session's
+ * visitor is now verified as `externalUserId`, the only id an action's `user_id_param` ever gets.
+ */
+export class WidgetSessionVerifyRequest {
+  @IsUUID() chatbotId: string;
+  @IsString() @CharLength(1, SESSION_ID_MAX) sessionId: string;
+  @IsString() @CharLength(1, EXTERNAL_USER_ID_MAX) @NotBlank() externalUserId: string;
+}
+
 /** bots.bot.public: the bot a public widget route names, with its workspace. No caller context. */
 export class PublicBotRequest {
   @IsUUID() botId: string;

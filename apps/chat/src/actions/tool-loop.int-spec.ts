@@ -1,7 +1,7 @@
 import type { BaseChatModel } from '@langchain/core/language_models/chat_models';
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import type { ModelConnectionSpec } from '@sa/contracts';
-import { connectionCalls } from '@sa/llm-config';
+import { connectionCalls, langchainMessages } from '@sa/llm-config';
 // Test-only dependency.
 import { type StandInAnswer, type StandInRequest, startAnthropicStandIn, startModelStandIn, toolResultsOf, toolsOf } from '@sa/testing';
 import { createConnectionChatModel } from '../answer/chat-model';
@@ -94,13 +94,16 @@ describe.each<Kind>(['openai', 'anthropic'])('tool loop, %s', (kind) => {
     expect(cancel.runs).toEqual([]);
     expect(standIn.requests).toHaveLength(1);
     const confirm = events.at(-1)!;
-    expect(confirm).toEqual({ type: 'confirm', call: { id: expect.any(String), name: 'cancel_order', input: { order_id: 'A-1001' }, afterToolResult: false } });
+    expect(confirm).toEqual({ type: 'confirm', call: { id: expect.any(String), name: 'cancel_order', input: { order_id: 'A-1001' }, afterToolResult: false }, messages: expect.any(Array) });
     expect(textOf(events)).toBe('I can cancel it. ');
 
     // The visitor confirms: the service runs the call and the model answers from its result.
-    const pending = (confirm as Extract<LoopEvent, { type: 'confirm' }>).call;
+    // The turn ends here; the messages are stored as langchain's stored form and read back to resume.
+    const { call: pending, messages } = confirm as Extract<LoopEvent, { type: 'confirm' }>;
+    const { mapChatMessagesToStoredMessages, mapStoredMessagesToChatMessages } = langchainMessages();
+    const stored = JSON.parse(JSON.stringify(mapChatMessagesToStoredMessages(messages)));
     const outcome = await cancel.run(pending.input, new AbortController().signal);
-    const after = await collect(toolLoop(model, resumeMessages(MESSAGES, pending, outcome), [cancel], options()));
+    const after = await collect(toolLoop(model, resumeMessages(mapStoredMessagesToChatMessages(stored), pending, outcome), [cancel], options()));
     expect(textOf(after)).toBe('Done: your order is cancelled.');
     expect(toolResultsOf(standIn.requests[1].body)).toEqual([{ id: pending.id, content: JSON.stringify({ ok: true, status: 200, error: null, result: '{"cancelled":true}' }) }]);
   });
@@ -110,7 +113,7 @@ describe.each<Kind>(['openai', 'anthropic'])('tool loop, %s', (kind) => {
     const cancel = tool('cancel_order', { confirm: true });
     const [confirm] = (await collect(toolLoop(model, MESSAGES, [cancel], options()))).filter((e) => e.type === 'confirm') as Extract<LoopEvent, { type: 'confirm' }>[];
 
-    const after = await collect(toolLoop(model, resumeMessages(MESSAGES, confirm.call, 'cancelled'), [cancel], options()));
+    const after = await collect(toolLoop(model, resumeMessages(confirm.messages, confirm.call, 'cancelled'), [cancel], options()));
 
     expect(cancel.runs).toEqual([]);
     expect(textOf(after)).toBe('All right, nothing was changed.');
@@ -148,7 +151,7 @@ describe.each<Kind>(['openai', 'anthropic'])('tool loop, %s', (kind) => {
 
     expect(status.runs).toHaveLength(1);
     expect(deleteAccount.runs).toEqual([]);
-    expect(events.at(-1)).toEqual({ type: 'confirm', call: expect.objectContaining({ name: 'delete_account', afterToolResult: true }) });
+    expect(events.at(-1)).toEqual({ type: 'confirm', call: expect.objectContaining({ name: 'delete_account', afterToolResult: true }), messages: expect.any(Array) });
   });
 
   it('past the limit of calls a call is refused and the model answers with calls forbidden; unknown tools are refused', async () => {

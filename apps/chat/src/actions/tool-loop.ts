@@ -75,8 +75,8 @@ export type LoopEvent =
   | { type: 'running'; call_id: string; name: string }
   /** A call is over: ran, or refused. */
   | { type: 'call'; record: ToolCallRecord }
-  /** The loop stops: this call waits for the visitor. */
-  | { type: 'confirm'; call: PendingCall };
+  /** The loop stops: this call waits for the visitor; `messages` are the turn's messages up to it (the model's call included), to resume from. */
+  | { type: 'confirm'; call: PendingCall; messages: BaseMessage[] };
 
 export interface LoopOptions {
   /** Calls that may run this turn (the bot's `max_calls_per_turn`); refused past it, and the model answers without tools. */
@@ -86,6 +86,8 @@ export interface LoopOptions {
   signal: AbortSignal;
   /** The token usage of all the rounds so far, summed. */
   onUsage?: (usage: TokenUsage) => void;
+  /** The messages already hold a tool result of this turn (a resumed turn): a new tool needs confirmation from the start. */
+  afterToolResult?: boolean;
 }
 
 /** What the model reads as a tool's result: data, in one JSON document it cannot mistake for our words. */
@@ -109,13 +111,15 @@ export function refusalContent(refusal: Refusal): string {
 const asObject = (v: unknown): Record<string, unknown> | null => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null);
 
 /**
- * The messages to answer from once the visitor decided on a pending call: the turn's messages, the
- * model's call as it made it, and the call's result (or the visitor's refusal), as data.
+ * The messages to answer from once the visitor decided on a pending call: the turn's messages up to
+ * the call (the confirm event's, the model's call included) and the call's result (or the
+ * visitor's refusal, or why it could not run), as data.
  */
-export function resumeMessages(messages: readonly BaseMessage[], call: PendingCall, outcome: ToolOutcome | 'cancelled'): BaseMessage[] {
-  const { AIMessage, ToolMessage } = langchainMessages();
-  const content = outcome === 'cancelled' ? JSON.stringify({ ok: false, error: 'cancelled', result: 'The visitor cancelled this action: it did not run.' }) : toolResultContent(outcome);
-  return [...messages, new AIMessage({ content: '', tool_calls: [{ id: call.id, name: call.name, args: call.input, type: 'tool_call' }] }), new ToolMessage({ tool_call_id: call.id, content })];
+export function resumeMessages(messages: readonly BaseMessage[], call: PendingCall, outcome: ToolOutcome | 'cancelled' | Refusal): BaseMessage[] {
+  const { ToolMessage } = langchainMessages();
+  const content =
+    outcome === 'cancelled' ? JSON.stringify({ ok: false, error: 'cancelled', result: 'The visitor cancelled this action: it did not run.' }) : typeof outcome === 'string' ? refusalContent(outcome) : toolResultContent(outcome);
+  return [...messages, new ToolMessage({ tool_call_id: call.id, content })];
 }
 
 /**
@@ -140,7 +144,7 @@ export async function* toolLoop(model: BaseChatModel, messages: readonly BaseMes
   const total: TokenUsage = { prompt: 0, completion: 0 };
   const called = new Set<string>();
   let calls = 0;
-  let readResult = false;
+  let readResult = opts.afterToolResult ?? false;
   let toolsLeft = tools.length > 0;
 
   for (;;) {
@@ -207,7 +211,7 @@ export async function* toolLoop(model: BaseChatModel, messages: readonly BaseMes
     }
     if (pending) {
       yield { type: 'call', record: { id: pending.id, name: pending.name, input: pending.input, state: 'awaiting_confirmation', outcome: null, refusal: null } };
-      yield { type: 'confirm', call: pending };
+      yield { type: 'confirm', call: pending, messages: [...history] };
       return;
     }
     if (calls >= opts.maxCalls) toolsLeft = false;

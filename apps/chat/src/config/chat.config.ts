@@ -13,6 +13,8 @@ export const loadChatConfig = (source: Record<string, string | undefined> = proc
       maxTurnMs: env.int('CHAT_MAX_TURN_MS', 120000, { min: 1000 }),
       /** Issue 19: longest list of top and of unanswered questions the console's Analytics page gets. */
       analyticsQuestions: env.int('CHAT_ANALYTICS_QUESTIONS', 20, { min: 1, max: 100 }),
+      /** Issue 34: how long a call waits for the visitor's confirmation; a later decision is refused (409) and the call does not run. */
+      actionConfirmationTtlMinutes: env.int('CHAT_ACTION_CONFIRMATION_TTL_MINUTES', 60, { min: 1, max: 7 * 24 * 60 }),
       /** Issue 32: the key that opens the sealed keys of the workspaces' model connections (WEBHOOK_SECRET_KEY, as the bots service). */
       secretKey: webhookSecretKeyConfig,
     },

@@ -4,7 +4,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { randomUUID } from 'node:crypto';
 import type { NatsConnection } from 'nats';
 import type { Logger } from 'pino';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { BotAccess, enforceBotAccess } from '@sa/bot-access';
 import { BotSummary, CallerContext, ChatStreamEvent, ChatTurnRequest, ChatTurnStarted, DEFAULT_BEHAVIOUR, ErrorCode, PassageView, PlaygroundOptions, TurnDiagnostics } from '@sa/contracts';
 import { BotAccessDenied, DomainError, NotFound, QuotaExhausted, WidgetBudgetExhausted } from '@sa/errors';
@@ -27,6 +27,8 @@ import { newWidgetSessionId } from '../widget/widget-session-id';
 import { WidgetSessionsRepository } from '../widget/widget-sessions.repository';
 import { TokenUsageRepository } from '../usage/token-usage.repository';
 import { StorableStream, storable } from './storable-text';
+import { ActionCallsRepository, PendingAction } from '../actions/action-calls.repository';
+import { Resumption, TurnActions, TurnActionsResult, TurnTools } from '../actions/turn-actions';
 
 interface Turn {
   ctx: CallerContext;
@@ -47,6 +49,16 @@ interface Turn {
   usage: TokenUsage | null;
   /** The bot's model (its workspace connection or the installation's); null: extractive. */
   model: BaseChatModel | null;
+  /** Issue 34: the actions the turn may call (only with a model); null: none. */
+  tools: TurnTools | null;
+  /** The call the visitor decided on with this message (action_confirmation). */
+  resume: Resumption | null;
+  /** A call the session's last answer waited on that this message did not decide: it is recorded as cancelled. */
+  dropped: PendingAction | null;
+  /** A built-in handoff was called: the turn records a handoff of kind `detected`. */
+  flags: { handoff: boolean };
+  /** What the turn's actions came to, for the save. */
+  actions: TurnActionsResult | null;
 }
 
 /** Why generation stopped early: the visitor went away, the turn's time limit, or a shutdown. */
@@ -73,6 +85,8 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     private readonly outbox: Outbox,
     private readonly handoffs: HandoffService,
     private readonly tokens: TokenUsageRepository,
+    private readonly turnActions: TurnActions,
+    private readonly actionCalls: ActionCallsRepository,
     @InjectDataSource() private readonly ds: DataSource,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(BOT_MODELS) private readonly models: BotModels,
@@ -88,6 +102,7 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     // A playground turn (the console's "Try it") belongs to no session: it is never stored.
     const playground = req.playground ?? null;
     const named = playground ? undefined : req.sessionId;
+    if (req.action_confirmation && !named) throw new DomainError('conflict', 'No action waits for a decision: a confirmation needs the sessionId of its conversation');
     const mintSession = req.channel === 'widget' && !named;
     const sessionId = named ?? (mintSession ? newWidgetSessionId() : randomUUID());
     const now = new Date();
@@ -107,7 +122,12 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     const heldP = named ? this.handoffs.takenBy(ctx.tenantId, named) : Promise.resolve(null);
     // The workspace's monthly token budget (issue 32), when it has one; the playground counts nowhere.
     const budgetP = playground ? Promise.resolve(null) : this.tokens.budget(ctx.tenantId, now);
-    const [botR, sessionR, quotaR, searchR, heldR, budgetR] = await Promise.allSettled([botP, sessionP, quotaP, searchP, heldP, budgetP]);
+    // Issue 34: the bot's actions, when it answers through a model (actions need one).
+    const flags = { handoff: false };
+    const toolsP = botP.then((b) =>
+      b && this.models.for(b) ? this.turnActions.toolsFor({ ctx, bot: b, sessionId, channel: req.channel, language: req.language ?? b.language, onHandoff: () => (flags.handoff = true) }) : null,
+    );
+    const [botR, sessionR, quotaR, searchR, heldR, budgetR, toolsR] = await Promise.allSettled([botP, sessionP, quotaP, searchP, heldP, budgetP, toolsP]);
     const reserved = quotaR.status === 'fulfilled' && quotaR.value.ok;
     const refuse = async (err: unknown): Promise<never> => {
       if (reserved) await bucket.release().catch(() => undefined);
@@ -128,12 +148,36 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
       return refuse(new QuotaExhausted(`The monthly token budget of ${budget.monthly_tokens} tokens is used up`, { tokens_per_month: budget.monthly_tokens, tokens_used: budget.used_this_month }));
     }
     if (searchR.status === 'rejected') return refuse(searchR.reason);
+    // The call the session's last answer waits on is taken by this turn (one turn only, also when
+    // two decisions race): decided by it, or dropped because the visitor moved on.
+    const claimed = named ? await this.claimPending(ctx, named, req.action_confirmation).catch(refuse) : null;
     if (mintSession) await this.widgetSessions.add(ctx.tenantId, req.chatbotId!, sessionId).catch(refuse);
     const bot = playground?.behaviour ? tryBehaviour(botR.value, playground) : botR.value;
     const passages = searchR.value;
     const { language, detected } = resolveReplyLanguage({ requested: req.language, text: req.message, botLanguage: bot?.language ?? 'en' });
     const abort = new AbortController();
-    const turn: Turn = { ctx, req, sessionId, bot, language, detected, passages, abort, release: () => bucket.release(), playground, clock, usage: null, model: this.models.for(bot) };
+    const tools = toolsR.status === 'fulfilled' ? toolsR.value : null;
+    const resume = claimed && req.action_confirmation ? { pending: claimed, decision: req.action_confirmation } : null;
+    const turn: Turn = {
+      ctx,
+      req,
+      sessionId,
+      bot,
+      language: resume?.pending.language ?? language,
+      detected,
+      passages,
+      abort,
+      release: () => bucket.release(),
+      playground,
+      clock,
+      usage: null,
+      model: this.models.for(bot),
+      tools: tools ?? (resume ? { tools: [], maxCalls: 1, externalUserId: null } : null),
+      resume,
+      dropped: resume ? null : claimed,
+      flags,
+      actions: null,
+    };
     const done = this.run(turn).finally(() => this.running.delete(req.turnId));
     this.running.set(req.turnId, { abort, done });
     return { turn_id: req.turnId, session_id: sessionId, chatbot_id: bot?.id ?? null, language };
@@ -152,6 +196,21 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     );
     setImmediate(() => this.nc.publish(req.streamSubject, Buffer.from(JSON.stringify({ type: 'held', user_message_id: stored.id, taken_by: heldBy } satisfies ChatStreamEvent))));
     return { turn_id: req.turnId, session_id: sessionId, chatbot_id: bot?.id ?? null, language };
+  }
+
+  /**
+   * Takes the call the session waits on: with a decision, only the call it names (409 when that is
+   * not the one waiting); without, whichever waits (the visitor moved on: it is recorded as cancelled).
+   */
+  private async claimPending(ctx: CallerContext, sessionId: string, decision: ChatTurnRequest['action_confirmation']): Promise<PendingAction | null> {
+    const taken = await this.actionCalls.takePending(ctx.tenantId, sessionId, decision?.call_id ?? null);
+    if (decision && !taken) throw new DomainError('conflict', 'No action with this call_id waits for a decision in this conversation (it was decided already, or the conversation moved on)');
+    if (decision && taken?.created_at && Date.now() - new Date(taken.created_at).getTime() > this.config.actionConfirmationTtlMinutes * 60_000) {
+      // Too old to act on: recorded as cancelled, and the visitor asks again.
+      await this.ds.transaction((m) => this.actionCalls.resolve(m, ctx.tenantId, sessionId, taken.call_id, { state: 'cancelled', error: 'expired' }));
+      throw new DomainError('conflict', `This action waited more than ${this.config.actionConfirmationTtlMinutes} minutes for a decision and was not run; ask again`);
+    }
+    return taken;
   }
 
   /** The visitor went away (chat.turn.cancel): stop generating; what was produced is kept. */
@@ -209,6 +268,11 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
       if (wantsHuman(req.message, turn.language)) {
         handoff = 'explicit';
         reply.push(phrase('handoff', turn.language));
+      } else if (turn.model && turn.tools) {
+        const result = await this.generateWithActions(turn, (piece) => reply.push(piece), publish);
+        unanswered = result.unanswered;
+        if (result.handoff || turn.flags.handoff) handoff = 'detected';
+        sources = unanswered ? [] : urlsOf(turn.passages);
       } else if (turn.model) {
         const result = await this.generate(turn, (piece) => reply.push(piece));
         unanswered = result.unanswered;
@@ -279,22 +343,8 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
 
   /** Streams the model's answer; the model's control tokens ([HANDOFF], [NO_ANSWER]) are taken off and reported. */
   private async generate(turn: Turn, emit: (piece: string) => void): Promise<{ unanswered: boolean; handoff: boolean }> {
-    const history = turn.playground
-      ? turn.playground.history
-      : this.config.historyMessages
-        ? await this.messages.history(turn.ctx.tenantId, turn.sessionId, this.config.historyMessages)
-        : [];
-    const behaviour = turn.bot?.behaviour;
-    const messages = buildMessages({
-      question: turn.req.message,
-      passages: turn.passages,
-      history,
-      language: turn.language,
-      botName: turn.bot?.name,
-      behaviour,
-      historyMessages: this.config.historyMessages,
-    });
-    const fallback = behaviour?.fallback_reply ?? null;
+    const messages = await this.modelMessages(turn, false);
+    const fallback = turn.bot?.behaviour?.fallback_reply ?? null;
     let text = '';
     let handoff = false;
     let signalled = false;
@@ -311,6 +361,70 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     }
     if (!text.trim() && unanswered && !turn.abort.signal.aborted) emit(fallback ?? phrase('noKnowledge', turn.language));
     return { unanswered, handoff };
+  }
+
+  /**
+   * Issue 34: the model's answer with the turn's actions (the tool loop), or the rest of a turn
+   * whose waiting call the visitor just decided. Action frames go out as they happen; the calls'
+   * records and any call the answer now waits on are kept on the turn for the save.
+   */
+  private async generateWithActions(turn: Turn, emit: (piece: string) => void, publish: (event: ChatStreamEvent) => void): Promise<{ unanswered: boolean; handoff: boolean }> {
+    const messages = turn.resume ? [] : await this.modelMessages(turn, true);
+    const fallback = turn.bot?.behaviour?.fallback_reply ?? null;
+    let text = '';
+    let handoff = false;
+    let signalled = false;
+    let unanswered = turn.passages.length === 0 && !turn.resume;
+    const run = this.turnActions.run(turn.model!, messages, turn.tools!, {
+      language: turn.language,
+      signal: turn.abort.signal,
+      resume: turn.resume,
+      onUsage: (usage) => (turn.usage = usage),
+      frame: (action) => publish({ type: 'action', action }),
+    });
+    const texts = async function* (): AsyncGenerator<string> {
+      for (;;) {
+        const next = await run.next();
+        if (next.done) {
+          turn.actions = next.value;
+          return;
+        }
+        yield next.value;
+      }
+    };
+    const deltas = withoutControlTokens(texts(), (token) => {
+      if (token === 'handoff') handoff = true;
+      else unanswered = signalled = true;
+    });
+    for await (const delta of deltas) {
+      if (signalled && fallback) continue;
+      text += delta;
+      emit(delta);
+    }
+    // An action that ran answers the question unless the model says it could not.
+    const acted = (turn.actions?.calls.some((c) => c.record.state === 'ran') ?? false) || turn.actions?.resolved?.state === 'ran';
+    if (acted && !signalled) unanswered = false;
+    if (!text.trim() && unanswered && !turn.abort.signal.aborted) emit(fallback ?? phrase('noKnowledge', turn.language));
+    return { unanswered, handoff };
+  }
+
+  /** The model's input for a new question: the prompt, the conversation so far (the page's, in the playground), the question. */
+  private async modelMessages(turn: Turn, tools: boolean) {
+    const history = turn.playground
+      ? turn.playground.history
+      : this.config.historyMessages
+        ? await this.messages.history(turn.ctx.tenantId, turn.sessionId, this.config.historyMessages)
+        : [];
+    return buildMessages({
+      question: turn.req.message,
+      passages: turn.passages,
+      history,
+      language: turn.language,
+      botName: turn.bot?.name,
+      behaviour: turn.bot?.behaviour,
+      historyMessages: this.config.historyMessages,
+      tools,
+    });
   }
 
   private diagnostics(turn: Turn, unanswered: boolean, handoff: boolean): TurnDiagnostics {
@@ -341,6 +455,7 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
         assistant: { content: text, sourceUrls: sources, unanswered, passages: turn.passages, tokens: turn.usage },
       });
       if (turn.usage) await this.tokens.add(m, ctx.tenantId, turn.usage.prompt + turn.usage.completion, new Date());
+      await this.saveActions(m, turn, assistantMessage.id);
       const common = { session_id: turn.sessionId, chatbot_id: turn.bot?.id ?? null, channel: req.channel };
       await this.outbox.add(m, 'chat.turn.completed', ctx.tenantId, {
         ...common,
@@ -367,6 +482,21 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
       }
       return assistantMessage.id;
     });
+  }
+
+  /** Issue 34: the turn's call records, the decided or dropped waiting call, and the call the answer now waits on. */
+  private async saveActions(m: EntityManager, turn: Turn, messageId: string): Promise<void> {
+    const at = { tenantId: turn.ctx.tenantId, chatbotId: turn.bot?.id ?? null, sessionId: turn.sessionId };
+    if (turn.dropped) await this.actionCalls.resolve(m, at.tenantId, at.sessionId, turn.dropped.call_id, { state: 'cancelled', error: 'not_confirmed' });
+    const done = turn.actions;
+    if (!done) {
+      // Cut short before the decided call came to anything: it did not run.
+      if (turn.resume) await this.actionCalls.resolve(m, at.tenantId, at.sessionId, turn.resume.pending.call_id, { state: 'cancelled', error: 'not_run' });
+      return;
+    }
+    if (done.resolved) await this.actionCalls.resolve(m, at.tenantId, at.sessionId, done.resolved.callId, done.resolved);
+    await this.actionCalls.insert(m, { ...at, messageId }, done.calls);
+    if (done.pending) await this.actionCalls.setPending(m, at.tenantId, at.sessionId, { ...done.pending, chatbot_id: at.chatbotId });
   }
 
   /**

@@ -8,6 +8,7 @@ import {
   WidgetSessionCheck,
   WidgetSessionCheckRequest,
   WidgetSessionRequest,
+  WidgetSessionVerifyRequest,
   WidgetSessionView,
 } from '@sa/contracts';
 import { RpcHandler } from '@sa/messaging';
@@ -26,6 +27,11 @@ export class WidgetHandler {
   @RpcHandler('chat.widget-session.check')
   checkSession(req: WidgetSessionCheckRequest, ctx: CallerContext): Promise<WidgetSessionCheck> {
     return this.widget.checkSession(ctx, req);
+  }
+
+  @RpcHandler('chat.widget-session.verify')
+  verifySession(req: WidgetSessionVerifyRequest, ctx: CallerContext): Promise<{ verified: boolean }> {
+    return this.widget.verifySession(ctx, req);
   }
 
   @RpcHandler('chat.message.feedback')

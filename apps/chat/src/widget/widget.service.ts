@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { BotAccess, enforceBotAccess, widgetBot } from '@sa/bot-access';
-import { CallerContext, FeedbackRequest, HandoffRequest, TicketRequest, TicketView, WidgetSessionCheck, WidgetSessionCheckRequest, WidgetSessionRequest, WidgetSessionView } from '@sa/contracts';
+import { CallerContext, FeedbackRequest, HandoffRequest, TicketRequest, TicketView, WidgetSessionCheck, WidgetSessionCheckRequest, WidgetSessionRequest, WidgetSessionVerifyRequest, WidgetSessionView } from '@sa/contracts';
 import { BotAccessDenied, NotFound } from '@sa/errors';
 import { Outbox } from '@sa/events';
 import { MessagesRepository } from '../conversations/messages.repository';
@@ -35,6 +35,17 @@ export class WidgetService {
   async checkSession(ctx: CallerContext, req: WidgetSessionCheckRequest): Promise<WidgetSessionCheck> {
     const botId = requireBot(ctx, req.chatbotId);
     return { widget_session: await this.sessions.isWidgetSession(ctx.tenantId, botId, req.sessionId) };
+  }
+
+  /**
+   * The gateway checked the visitor's user hash (identify): the session's visitor is verified as
+   * that user from now on (issue 34: only this id is ever passed to an action). A session that is
+   * not a widget session of the widget's bot is refused.
+   */
+  async verifySession(ctx: CallerContext, req: WidgetSessionVerifyRequest): Promise<{ verified: boolean }> {
+    const botId = requireBot(ctx, req.chatbotId);
+    if (!(await this.sessions.verify(ctx.tenantId, botId, req.sessionId, req.externalUserId.trim()))) throw new BotAccessDenied('Not a session of this bot');
+    return { verified: true };
   }
 
   /** Feedback on an assistant message of a session of the widget's bot; 404 for any other message. */

@@ -39,6 +39,7 @@ export class PlaygroundController {
     summary: 'Try a bot (playground)',
     description:
       'One message to the bot, answered as a visitor would be answered, streamed as text/event-stream: `data: {"type":"delta","text":…}` frames, ' +
+      '`{"type":"action","action":{call_id,name,label,state,input?}}` frames for the actions it calls (a call that needs confirmation ends the try: nothing is kept to resume), ' +
       'then one `{"type":"end","diagnostics":{…}}` (passages, reply language, unanswered, model, tokens, timings) or `{"type":"error","code","message"}`. ' +
       'Nothing is stored or counted. `behaviour` tries unsaved settings for this turn only.',
   })
@@ -73,6 +74,7 @@ export class PlaygroundController {
     try {
       for await (const event of turn.events()) {
         if (event.type === 'delta') raw.write(frame({ type: 'delta', text: event.text }));
+        else if (event.type === 'action') raw.write(frame({ type: 'action', action: event.action }));
         else if (event.type === 'end' && event.diagnostics) {
           ended = true;
           raw.write(frame({ type: 'end', diagnostics: event.diagnostics }));

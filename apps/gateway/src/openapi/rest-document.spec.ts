@@ -288,7 +288,8 @@ describe('the REST API document (GET /v1/openapi.json)', () => {
 
     it('ChatRequest', () => {
       const s = schemas.ChatRequest;
-      expect(Object.keys(s.properties).sort()).toEqual(['chatbotId', 'language', 'message', 'sessionId']);
+      // The spec's four, and ours (issue 34: the visitor's decision on an action), optional.
+      expect(Object.keys(s.properties).sort()).toEqual(['action_confirmation', 'chatbotId', 'language', 'message', 'sessionId']);
       expect(s.required).toEqual(['message']);
       expect([s.properties.message.minLength, s.properties.message.maxLength]).toEqual([1, 2000]);
       expect(s.properties.sessionId.maxLength).toBe(120);

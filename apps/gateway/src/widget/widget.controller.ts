@@ -123,6 +123,8 @@ export class WidgetController {
     const { userHash, ...visitor } = body;
     const { valid } = await this.rpc.send('bots.widget.identity.verify', { chatbotId: botId, externalUserId: visitor.externalUserId, userHash }, ctx);
     if (!valid) throw new InvalidUserHash();
+    // The conversation's visitor is verified for actions (issue 34) before the lead is written.
+    await this.rpc.send('chat.widget-session.verify', { chatbotId: botId, sessionId: visitor.sessionId, externalUserId: visitor.externalUserId }, ctx);
     const done = await this.rpc.send('leads.visitor.identify', { ...visitor, chatbotId: botId }, ctx);
     return { data: { session_id: done.session_id, identified: true } };
   }

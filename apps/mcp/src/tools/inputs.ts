@@ -1,7 +1,7 @@
 import {
   AnalyticsRequest,
   BookingIdRequest,
-  ChatRequest,
+  ChatMessageRequest,
   ConversationMessagesRequest,
   IngestKbRequest,
   ListBookingsRequest,
@@ -34,7 +34,7 @@ const input = <C extends Contract>(contract: C, describe?: Record<string, string
 export const NoInput = input(ListBotsRequest);
 export const ListKnowledgeInput = input(ListKbRequest);
 export const AddKnowledgeInput = input(IngestKbRequest);
-export const AskBotInput = input(ChatRequest, {
+export const AskBotInput = input(ChatMessageRequest, {
   chatbotId: 'Bot to ask. Required for bot-restricted tokens; otherwise the workspace default bot answers.',
   sessionId: 'Continue this conversation (the session_id of an earlier answer); omit to start a new one.',
 });

@@ -14,14 +14,30 @@ export interface TurnDiagnostics {
   timings: { retrieval_ms: number; first_text_ms: number | null; total_ms: number };
 }
 
-type Frame = { type: 'delta'; text: string } | { type: 'end'; diagnostics: TurnDiagnostics } | { type: 'error'; code: string; message: string };
+/** An action the bot called (issue 34), as the stream reports it. */
+export interface PlaygroundAction {
+  call_id: string;
+  name: string;
+  label: string;
+  state: 'running' | 'done' | 'failed' | 'refused' | 'awaiting_confirmation' | 'cancelled';
+  input?: Record<string, unknown>;
+}
+
+type Frame = { type: 'delta'; text: string } | { type: 'action'; action: PlaygroundAction } | { type: 'end'; diagnostics: TurnDiagnostics } | { type: 'error'; code: string; message: string };
 
 /**
  * One playground turn (POST …/bots/{botId}/playground): `onText` gets the reply as it streams; resolves
  * with the diagnostics, or rejects with an ApiError (refused before the answer started) or an Error
  * (the answer broke off).
  */
-export async function playgroundTurn(workspaceId: string, botId: string, body: PlaygroundTurn, onText: (text: string) => void, signal?: AbortSignal): Promise<TurnDiagnostics> {
+export async function playgroundTurn(
+  workspaceId: string,
+  botId: string,
+  body: PlaygroundTurn,
+  onText: (text: string) => void,
+  signal?: AbortSignal,
+  onAction?: (action: PlaygroundAction) => void,
+): Promise<TurnDiagnostics> {
   const { response, error } = await api.POST('/workspaces/{workspaceId}/bots/{botId}/playground', {
     params: { path: { workspaceId, botId } },
     body,
@@ -46,6 +62,7 @@ export async function playgroundTurn(workspaceId: string, botId: string, body: P
       if (!raw.startsWith('data: ')) continue;
       const frame = JSON.parse(raw.slice('data: '.length)) as Frame;
       if (frame.type === 'delta') onText(frame.text);
+      else if (frame.type === 'action') onAction?.(frame.action);
       else if (frame.type === 'end') return frame.diagnostics;
       else throw new Error(frame.message);
     }

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { Form } from 'react-aria-components';
 import { ApiError } from '../../api/errors';
-import { type TurnDiagnostics, playgroundTurn } from '../../api/playground';
+import { type PlaygroundAction, type TurnDiagnostics, playgroundTurn } from '../../api/playground';
 import type { PlaygroundBehaviour } from '../../api/types';
 import { ActionButton } from '../../components/ActionButton';
 import { TextAreaInput } from '../../components/Fields';
@@ -17,6 +17,30 @@ interface PlaygroundMessage {
   text: string;
   diagnostics?: TurnDiagnostics;
   failed?: string;
+  /** The actions the bot called for this answer, each in its latest state. */
+  actions?: PlaygroundAction[];
+}
+
+const ACTION_STATE: Record<PlaygroundAction['state'], string> = {
+  running: 'running…',
+  done: 'done',
+  failed: 'failed',
+  refused: 'refused',
+  awaiting_confirmation: 'waits for the visitor to confirm (a visitor gets Confirm and Cancel; Try it stops here)',
+  cancelled: 'cancelled',
+};
+
+/** The actions of a playground answer: name and what became of each call. */
+function ActionList({ actions }: { actions: PlaygroundAction[] }) {
+  return (
+    <ul className="playground__actions small" aria-label="Actions called">
+      {actions.map((a) => (
+        <li key={a.call_id}>
+          Action <code>{a.name}</code>: {ACTION_STATE[a.state]}
+        </li>
+      ))}
+    </ul>
+  );
 }
 
 /** The numbers under a playground reply: language, unanswered, model, tokens and time. */
@@ -79,7 +103,14 @@ export function TryIt({ workspaceId, botId, behaviour }: { workspaceId: string; 
     abort.current = controller;
     const patch = (change: (m: PlaygroundMessage) => PlaygroundMessage) => setMessages((ms) => ms.map((m) => (m.id === answerId ? change(m) : m)));
     try {
-      const diagnostics = await playgroundTurn(workspaceId, botId, { message, history, behaviour }, (text) => patch((m) => ({ ...m, text: m.text + text })), controller.signal);
+      const diagnostics = await playgroundTurn(
+        workspaceId,
+        botId,
+        { message, history, behaviour },
+        (text) => patch((m) => ({ ...m, text: m.text + text })),
+        controller.signal,
+        (action) => patch((m) => ({ ...m, actions: [...(m.actions ?? []).filter((a) => a.call_id !== action.call_id), action] })),
+      );
       patch((m) => ({ ...m, diagnostics }));
     } catch (err) {
       if (controller.signal.aborted) return;
@@ -109,6 +140,7 @@ export function TryIt({ workspaceId, botId, behaviour }: { workspaceId: string; 
                 <span className="transcript__who">{m.role === 'user' ? 'You' : 'Bot'}</span>
               </div>
               <p className="transcript__text">{m.text || (m.role === 'assistant' && !m.failed ? '…' : '')}</p>
+              {m.actions?.length ? <ActionList actions={m.actions} /> : null}
               {m.failed ? <p className="field__error">{m.failed}</p> : null}
               {m.diagnostics ? <Diagnostics d={m.diagnostics} /> : null}
             </li>

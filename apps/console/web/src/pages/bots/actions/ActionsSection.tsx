@@ -42,8 +42,9 @@ export function ActionsSection({ workspaceId, botId, canManage }: { workspaceId:
 
   return (
     <div className="actions-section">
-      <p className="field__description">Actions need a model. The offline default (extractive answers) never calls them.</p>
-      <p className="field__description">Not yet in conversations: define and test actions here; bots start calling them in a coming release.</p>
+      <p className="field__description">
+        Actions need a model: a bot on the offline default (extractive answers) never calls them. Choose its model under Behaviour. Calls that need the visitor&rsquo;s confirmation wait for it in the widget.
+      </p>
       {actions.isPending ? (
         <Loading what="the actions" />
       ) : actions.isError ? (
