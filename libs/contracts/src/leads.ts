@@ -1,7 +1,9 @@
-import { IsIn, IsInt, IsISO8601, IsNumber, IsOptional, IsString, IsUUID } from 'class-validator';
+import { IsEmail, IsIn, IsInt, IsISO8601, IsNumber, IsOptional, IsString, IsUUID } from 'class-validator';
+import { EMAIL_MAX, EMAIL_MIN, PERSON_NAME_MAX, PHONE_MAX, PHONE_MIN } from './bookings';
+import { CHAT_CHANNELS, ChatChannel, SESSION_ID_MAX } from './chat';
 import { ONLY_THIS_BOT } from './knowledge';
 import { Doc, Nullable } from './schema-docs';
-import { IsStringMap } from './validation';
+import { CharLength, IsStringMap } from './validation';
 
 export const LEAD_STATUSES = ['new', 'contacted', 'qualified', 'won', 'lost'] as const;
 export type LeadStatus = (typeof LEAD_STATUSES)[number];
@@ -48,4 +50,25 @@ export class LeadView {
   @Doc('Values and format: not shown by the spec.') @IsString() channel: string;
   @IsISO8601() created_at: string;
   @IsISO8601() updated_at: string;
+}
+
+/**
+ * leads.lead.capture-conversational (issue 34, the built-in action `capture_contact`): the contact
+ * details the visitor gave in a conversation, captured by the bot for that conversation's session
+ * (`captured_via: conversational`; a lead already `form` stays `form`). Sent by the chat service
+ * only, never from a public body: the widget's lead form stays `leads.lead.capture` (`form`).
+ * Needs an e-mail or a phone, as the form does.
+ */
+export class ConversationalLeadRequest {
+  @IsUUID() chatbotId: string;
+  /** The conversation's session. */
+  @IsString() @CharLength(1, SESSION_ID_MAX) sessionId: string;
+  /** The conversation's channel: a new lead's channel. */
+  @IsIn(CHAT_CHANNELS) channel: ChatChannel;
+  @IsOptional() @IsString() @CharLength(1, PERSON_NAME_MAX) name?: string;
+  @IsOptional() @IsString() @IsEmail() @CharLength(EMAIL_MIN, EMAIL_MAX) email?: string;
+  @IsOptional() @IsString() @CharLength(PHONE_MIN, PHONE_MAX) phone?: string;
+  @IsOptional() @IsString() @CharLength(1, 200) company?: string;
+  /** What the visitor wants, in their words: scored like the lead form's message, not stored. */
+  @IsOptional() @IsString() @CharLength(1, 2000) message?: string;
 }

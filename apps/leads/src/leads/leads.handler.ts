@@ -1,6 +1,6 @@
 import { Controller, Inject } from '@nestjs/common';
 import { BotAccess, enforceBotAccess, visibleBots } from '@sa/bot-access';
-import { CallerContext, ConsoleLeadsRequest, IdentifyRequest, LeadFormRequest, LeadIdRequest, LeadStatusChangeView, LeadView, UpdateLeadStatusRequest } from '@sa/contracts';
+import { CallerContext, ConsoleLeadsRequest, ConversationalLeadRequest, IdentifyRequest, LeadFormRequest, LeadIdRequest, LeadStatusChangeView, LeadView, UpdateLeadStatusRequest } from '@sa/contracts';
 import { NotFound } from '@sa/errors';
 import { RpcClient, RpcHandler } from '@sa/messaging';
 import { LEADS_CONFIG, LeadsConfig } from '../config/leads.config';
@@ -15,6 +15,8 @@ import { VisitorLeadsService } from './visitor-leads.service';
  * paging (beforeCreatedAt + beforeId) to leads.lead.list, and reads and moves one lead:
  * leads.lead.get, leads.lead.history, leads.lead.update-status.
  * leads.visitor.identify and leads.lead.capture: the widget's identify call and lead form.
+ * leads.lead.capture-conversational (issue 34): the bot's built-in action capture_contact, sent by
+ * chat for a conversation's session; the bot must be one of the workspace's (404).
  */
 @Controller()
 export class LeadsHandler {
@@ -70,5 +72,13 @@ export class LeadsHandler {
   @RpcHandler('leads.lead.capture')
   capture(req: LeadFormRequest, ctx: CallerContext): Promise<LeadView> {
     return this.visitors.capture(req, ctx);
+  }
+
+  @RpcHandler('leads.lead.capture-conversational')
+  async captureConversational(req: ConversationalLeadRequest, ctx: CallerContext): Promise<LeadView> {
+    enforceBotAccess(ctx, BotAccess.MustName, req.chatbotId);
+    const { found } = await this.rpc.send('bots.bot.check', { ids: [req.chatbotId] }, ctx);
+    if (!found.includes(req.chatbotId)) throw new NotFound('Bot');
+    return this.visitors.captureConversational(req, ctx);
   }
 }

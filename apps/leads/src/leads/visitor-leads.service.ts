@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { BotAccess, enforceBotAccess } from '@sa/bot-access';
-import { CallerContext, IdentifyRequest, LeadFormRequest, LeadView } from '@sa/contracts';
+import { CallerContext, CaptureMethod, ConversationalLeadRequest, IdentifyRequest, LeadFormRequest, LeadView } from '@sa/contracts';
 import { ValidationFailed } from '@sa/errors';
 import { Outbox } from '@sa/events';
 import { LEADS_CONFIG, LeadsConfig } from '../config/leads.config';
@@ -18,6 +18,9 @@ const blankToNull = (s: string | null | undefined): string | null => (s && s.tri
 function known(row: LeadRow | undefined): KnownDetails {
   return row ? { name: row.name, email: row.email, phone: row.phone, company: row.company, qualification: row.qualification } : {};
 }
+
+/** What a capture reads: the lead form's members (a conversation has no qualification answers) and a new lead's channel. */
+type CaptureInput = Pick<LeadFormRequest, 'chatbotId' | 'sessionId' | 'name' | 'email' | 'phone' | 'company' | 'message' | 'qualification'> & { channel: string };
 
 /** `b` over `a`, field by field (null/undefined in `b` keeps `a`). */
 function over(a: KnownDetails, b: KnownDetails): KnownDetails {
@@ -39,8 +42,12 @@ function over(a: KnownDetails, b: KnownDetails): KnownDetails {
  *   session is not a lead yet; an existing lead keeps its captured_via and its assessment, its score
  *   raised by what the new details add.
  * - leads.lead.capture: the lead form. Needs an e-mail or a phone; always makes the lead `form`.
+ * - leads.lead.capture-conversational (issue 34): the bot's built-in action capture_contact, for
+ *   the conversation's own session (any channel; the caller is chat, acting for the turn's caller
+ *   limited to the bot). The same rules as the form, but the lead is `conversational` (a `form`
+ *   lead stays `form`, as the upsert keeps it).
  *
- * Both write the lead and, the first time it exists with a bot, lead.created (spec part 6) in one
+ * All of them write the lead and, the first time it exists with a bot, lead.created (spec part 6) in one
  * transaction, with the same announce-once mark as the chat.turn.completed consumer.
  */
 @Injectable()
@@ -103,6 +110,17 @@ export class VisitorLeadsService {
 
   async capture(req: LeadFormRequest, ctx: CallerContext): Promise<LeadView> {
     enforceBotAccess(ctx, BotAccess.Widget, req.chatbotId);
+    return this.captureAs('form', { ...req, channel: WIDGET_CHANNEL }, ctx);
+  }
+
+  /** The contact the visitor gave in a conversation (the bot's built-in action); the handler checked that the bot is the workspace's. */
+  async captureConversational(req: ConversationalLeadRequest, ctx: CallerContext): Promise<LeadView> {
+    enforceBotAccess(ctx, BotAccess.MustName, req.chatbotId);
+    return this.captureAs('conversational', req, ctx);
+  }
+
+  /** The lead form's rules, for the form or a conversation; `channel` is a new lead's channel. */
+  private async captureAs(via: Extract<CaptureMethod, 'form' | 'conversational'>, req: CaptureInput, ctx: CallerContext): Promise<LeadView> {
     const email = blankToNull(req.email)?.toLowerCase() ?? null;
     const phone = this.phone(req.phone);
     if (!email && !phone) throw new ValidationFailed([{ code: 'required', path: ['body', 'email'], message: 'An email or a phone is required' }]);
@@ -136,13 +154,13 @@ export class VisitorLeadsService {
         tenantId: ctx.tenantId,
         chatbotId: req.chatbotId,
         sessionId,
-        channel: existing?.channel ?? WIDGET_CHANNEL,
+        channel: existing?.channel ?? req.channel,
         name: given.name ?? scored.name,
         email: email ?? scored.email,
         phone: phone ?? scored.phone,
         company: given.company ?? scored.company,
         qualification: Object.keys(merged).length ? merged : null,
-        capturedVia: 'form',
+        capturedVia: via,
         scoredMessageId: null,
         ...assessment,
       });
