@@ -92,6 +92,7 @@ describe('console: the Actions API (issue 34, first slice)', () => {
       confirm: false,
       verified_only: false,
       user_id_param: null,
+      status_text: null,
       enabled: true,
       created_at: expect.any(String),
       updated_at: expect.any(String),

@@ -36,6 +36,11 @@ describe('CreateActionBody', () => {
     [{ headers: [{ name: 'X-Key', value: 'k', extra: 1 }] }, 'body.headers.0.extra'],
     [{ headers: Array.from({ length: 21 }, (_, i) => ({ name: `X-${i}`, value: 'v' })) }, 'body.headers'],
     [{ secret: 'x' }, 'body.secret'],
+    [{ status_text: '' }, 'body.status_text'],
+    [{ status_text: '   ' }, 'body.status_text'],
+    [{ status_text: 'x'.repeat(81) }, 'body.status_text'],
+    [{ status_text: 'Checking\nyour order' }, 'body.status_text'],
+    [{ status_text: 42 }, 'body.status_text'],
   ])('refuses %j at %s', (over, path) => expect(paths(CreateActionBody, action(over))).toContain(path));
 });
 
@@ -44,6 +49,11 @@ describe('UpdateActionBody, TestActionBody, UpdateBotActionSettingsBody', () => 
     expect(paths(UpdateActionBody, { headers: [{ name: 'Authorization' }] })).toEqual([]);
     expect(paths(UpdateActionBody, {})).toEqual([]);
     expect(paths(UpdateActionBody, { user_id_param: null })).toEqual([]);
+    // The status text: 1 to 80 characters of one line, or null (a generic text).
+    expect(paths(UpdateActionBody, { status_text: 'Checking your order…' })).toEqual([]);
+    expect(paths(UpdateActionBody, { status_text: 'é'.repeat(80) })).toEqual([]);
+    expect(paths(UpdateActionBody, { status_text: null })).toEqual([]);
+    expect(paths(UpdateActionBody, { status_text: 'x'.repeat(81) })).toEqual(['body.status_text']);
   });
 
   it('takes an object as test input', () => {

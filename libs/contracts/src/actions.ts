@@ -1,4 +1,5 @@
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsInt, IsISO8601, IsObject, IsOptional, IsString, IsUUID, Matches, Max, Min } from 'class-validator';
+import type { McpServerSpec } from './action-sources';
 import { BotParams } from './console-workspace';
 import { Doc, Nested, Nullable } from './schema-docs';
 import { CharLength, NotBlank } from './validation';
@@ -17,6 +18,10 @@ export type ActionMethod = (typeof ACTION_METHODS)[number];
 /** Safe as a tool name for every provider (OpenAI allows [a-zA-Z0-9_-]{1,64}). */
 export const ACTION_NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
 export const ACTION_DESCRIPTION_MAX = 1000;
+/** The status text people see while an action runs ("Checking your order…"). */
+export const ACTION_STATUS_TEXT_MAX = 80;
+/** One line of text: no control characters (no line breaks). */
+export const ACTION_STATUS_TEXT_PATTERN = /^[^\u0000-\u001f\u007f]+$/;
 export const ACTION_URL_MAX = 2000;
 /**
  * https, and no `{` `}` or white space before the path: placeholders only after the host. The
@@ -76,6 +81,7 @@ export class ActionView {
   @Doc('Whether the visitor confirms each call before it runs.') @IsBoolean() confirm: boolean;
   @Doc('Whether only a verified visitor (identified with a valid user hash) may use it.') @IsBoolean() verified_only: boolean;
   @Doc("A parameter the service fills with the verified visitor's `external_user_id`, never the model; null: none.") @Nullable() @IsString() user_id_param: string | null;
+  @Doc('What the visitor sees while it runs ("Checking your order…"); null: a generic text. User text: render it as text.') @Nullable() @IsString() status_text: string | null;
   @Doc('Off: the bot does not offer it (it can still be tested).') @IsBoolean() enabled: boolean;
   @IsISO8601() created_at: string;
   @IsISO8601() updated_at: string;
@@ -115,6 +121,7 @@ export class ActionHeaderChange {
 const NAME_DOC = '1 to 64 letters, digits, `_` or `-`, starting with a letter (a tool name); unique per bot, case-insensitive (409).';
 const URL_DOC = `https only, up to ${ACTION_URL_MAX} characters, no credentials. \`{name}\` placeholders are allowed after the host; each must be a property of \`parameters\`.`;
 const PARAMETERS_DOC = 'A JSON Schema object: `type: "object"`, its `properties` (string, number, integer, boolean, enum, arrays and objects of them) and `required`. Default `{"type":"object","properties":{}}`.';
+const STATUS_TEXT_DOC = `What the visitor sees while the action runs, e.g. "Checking your order…": 1 to ${ACTION_STATUS_TEXT_MAX} characters of one line. Null: a generic text in the reply's language.`;
 const USER_ID_DOC = "The name of a string property of `parameters` that the service fills with the verified visitor's `external_user_id` (the model never fills it). Needs `verified_only: true`. Null: none.";
 
 @Doc({ name: 'ActionCreate', description: 'A new action. Unknown members are rejected (400). A bot has at most 20 (409).' })
@@ -128,6 +135,7 @@ export class CreateActionBody {
   @Doc('Whether the visitor confirms each call. Left out: false for GET, true for every other method.') @IsOptional() @IsBoolean() confirm?: boolean;
   @Doc({ description: 'Whether only a verified visitor may use it.', default: false }) @IsOptional() @IsBoolean() verified_only?: boolean;
   @Doc(USER_ID_DOC) @IsOptional() @Nullable() @IsString() @CharLength(1, 200) @NotBlank() user_id_param?: string | null;
+  @Doc(STATUS_TEXT_DOC) @IsOptional() @Nullable() @IsString() @CharLength(1, ACTION_STATUS_TEXT_MAX) @NotBlank() @Matches(ACTION_STATUS_TEXT_PATTERN) status_text?: string | null;
   @Doc({ description: 'Whether the bot offers it.', default: true }) @IsOptional() @IsBoolean() enabled?: boolean;
 }
 
@@ -146,6 +154,7 @@ export class UpdateActionBody {
   @IsOptional() @IsBoolean() confirm?: boolean;
   @IsOptional() @IsBoolean() verified_only?: boolean;
   @Doc(USER_ID_DOC) @IsOptional() @Nullable() @IsString() @CharLength(1, 200) @NotBlank() user_id_param?: string | null;
+  @Doc(STATUS_TEXT_DOC) @IsOptional() @Nullable() @IsString() @CharLength(1, ACTION_STATUS_TEXT_MAX) @NotBlank() @Matches(ACTION_STATUS_TEXT_PATTERN) status_text?: string | null;
   @IsOptional() @IsBoolean() enabled?: boolean;
 }
 
@@ -231,6 +240,8 @@ export interface BotActionSpecs {
   settings: BotActionSettingsView;
   /** Enabled actions only, oldest first. */
   actions: ActionSpec[];
+  /** The bot's MCP servers with their enabled tools, oldest first (issue 34, item 3); none: [] or left out. */
+  mcp_servers?: McpServerSpec[];
 }
 
 /** Path parameters of the console's …/bots/{botId}/actions/{actionId} routes. */

@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import { Equals, IsArray, IsDefined, IsIn, IsInt, IsISO8601, IsNumber, IsOptional, IsString, IsUUID, Matches, Max, Min, ValidateIf, ValidateNested } from 'class-validator';
+import { ActionCallRecordView } from './action-records';
 import { CHAT_CHANNELS, ChatChannel, ChatMessageView, ListConversationsRequest, SESSION_ID_MAX } from './chat';
 import { WorkspaceParams } from './console';
 import { LEAD_STATUSES, LeadStatus, LeadView, SCORE_BANDS, ScoreBand } from './leads';
@@ -155,6 +156,16 @@ export class ConsoleChatMessageView extends ChatMessageView {
   @IsOptional()
   @Equals(true)
   passages_omitted?: true;
+  @Doc({
+    description:
+      "The bot's answers, for owners and admins only (members never get this member): the calls of actions the bot made for this answer, oldest first " +
+      '(issue 34), each with its input, what became of it, its HTTP status, duration and a result cut to 1000 characters. Header values are never in it. ' +
+      "Absent on the visitor's messages.",
+  })
+  @IsOptional()
+  @IsArray()
+  @Nested(() => ActionCallRecordView)
+  actions?: ActionCallRecordView[];
 }
 
 @Doc({ name: 'ConversationDetail', description: 'A session\'s messages (with sources and feedback) and its lead, if it became one.' })

@@ -13,12 +13,16 @@ import {
   UpdateBotActionSettingsRequest,
 } from '@sa/contracts';
 import { RpcHandler } from '@sa/messaging';
+import { McpServersService } from '../action-sources/mcp-servers.service';
 import { ActionsService } from './actions.service';
 
 /** bots.action.* and bots.action-settings.*: a bot's actions (issue 34); the console checks the role. */
 @Controller()
 export class ActionsHandler {
-  constructor(private readonly actions: ActionsService) {}
+  constructor(
+    private readonly actions: ActionsService,
+    private readonly mcpServers: McpServersService,
+  ) {}
 
   @RpcHandler('bots.action.list')
   list(req: BotActionsRequest, ctx: CallerContext): Promise<ActionView[]> {
@@ -51,8 +55,10 @@ export class ActionsHandler {
   }
 
   @RpcHandler('bots.action.specs')
-  specs(req: BotActionsRequest, ctx: CallerContext): Promise<BotActionSpecs> {
-    return this.actions.specs(ctx, req.botId);
+  async specs(req: BotActionsRequest, ctx: CallerContext): Promise<BotActionSpecs> {
+    // The bot's own actions and, issue 34 item 3, its MCP servers' enabled tools.
+    const [specs, mcp_servers] = await Promise.all([this.actions.specs(ctx, req.botId), this.mcpServers.specs(ctx, req.botId)]);
+    return { ...specs, mcp_servers };
   }
 
   @RpcHandler('bots.action-settings.get')

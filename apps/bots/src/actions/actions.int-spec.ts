@@ -98,7 +98,7 @@ describe('bots.action.* in PostgreSQL', () => {
   it('bots.action.specs: the settings (defaults, then saved) and the enabled actions, header values sealed', async () => {
     const { botId, ctx } = await newBot();
     expect(await service.specs(ctx, botId)).toEqual({ settings: { max_calls_per_turn: 3, builtins: { booking: false, lead: false, handoff: false } }, actions: [] });
-    const on = await service.create(ctx, order(botId));
+    const on = await service.create(ctx, order(botId, { status_text: 'Checking your order…' }));
     await service.create(ctx, order(botId, { name: 'cancel_order', method: 'POST', url: 'https://shop.example/orders/{order_id}/cancel', enabled: false }));
     await service.updateSettings(ctx, { botId, max_calls_per_turn: 4, builtins: { handoff: true } });
     const specs = await service.specs(ctx, botId);
@@ -116,11 +116,26 @@ describe('bots.action.* in PostgreSQL', () => {
         confirm: false,
         verified_only: false,
         user_id_param: null,
+        status_text: 'Checking your order…',
         updated_at: on.updated_at,
       },
     ]);
     expect(JSON.stringify(specs)).not.toContain(SECRET);
     expect(JSON.parse(box.open(specs.actions[0]!.headers_sealed!))).toEqual({ Authorization: `Bearer ${SECRET}` });
+  });
+
+  it('the status text: trimmed, kept when a change leaves it out, removed with null; the table refuses what the API would', async () => {
+    const { botId, ctx } = await newBot();
+    const created = await service.create(ctx, order(botId, { headers: [] }));
+    expect(created.status_text).toBeNull();
+    const set = await service.update(ctx, { botId, actionId: created.id, status_text: '  Checking your order…  ' });
+    expect(set.status_text).toBe('Checking your order…');
+    expect((await service.update(ctx, { botId, actionId: created.id, enabled: false })).status_text).toBe('Checking your order…');
+    expect((await service.update(ctx, { botId, actionId: created.id, status_text: null })).status_text).toBeNull();
+    for (const bad of ['x'.repeat(81), 'two\nlines', '']) {
+      await expect(ds.query(`UPDATE bots.actions SET status_text = $2 WHERE id = $1`, [created.id, bad])).rejects.toMatchObject({ code: '23514' });
+    }
+    await ds.query(`UPDATE bots.actions SET status_text = $2 WHERE id = $1`, [created.id, 'é'.repeat(80)]);
   });
 
   it('deleting a bot deletes its actions and settings', async () => {

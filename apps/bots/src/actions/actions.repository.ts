@@ -4,8 +4,9 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ActionSpec, ActionView, BotActionSettingsView, DEFAULT_ACTION_SETTINGS } from '@sa/contracts';
 
 /** A stored action: what chat gets of it (ActionSpec, header values sealed, never opened here), its bot, whether it is on, and when. */
-export interface ActionRow extends Omit<ActionSpec, 'updated_at'> {
+export interface ActionRow extends Omit<ActionSpec, 'updated_at' | 'status_text'> {
   chatbot_id: string;
+  status_text: string | null;
   enabled: boolean;
   created_at: Date;
   updated_at: Date;
@@ -28,6 +29,7 @@ export function toActionView(r: ActionRow): ActionView {
     confirm: r.confirm,
     verified_only: r.verified_only,
     user_id_param: r.user_id_param,
+    status_text: r.status_text,
     enabled: r.enabled,
     created_at: new Date(r.created_at).toISOString(),
     updated_at: new Date(r.updated_at).toISOString(),
@@ -47,12 +49,13 @@ export function toActionSpec(r: ActionRow): ActionSpec {
     confirm: r.confirm,
     verified_only: r.verified_only,
     user_id_param: r.user_id_param,
+    status_text: r.status_text,
     updated_at: new Date(r.updated_at).toISOString(),
   };
 }
 
 const COLUMNS = `a.id, a.chatbot_id, a.name, a.description, a.method, a.url, a.parameters, a.header_names, a.headers_sealed,
-  a.confirm, a.verified_only, a.user_id_param, a.enabled, a.created_at, a.updated_at`;
+  a.confirm, a.verified_only, a.user_id_param, a.status_text, a.enabled, a.created_at, a.updated_at`;
 
 interface SettingsRow {
   max_calls_per_turn: number;
@@ -103,9 +106,9 @@ export class ActionsRepository {
       const [{ n }]: { n: number }[] = await tx.query(`SELECT count(*)::int AS n FROM bots.actions WHERE tenant_id = $1 AND chatbot_id = $2`, [tenantId, botId]);
       if (n >= max) return null;
       const [r]: { id: string }[] = await tx.query(
-        `INSERT INTO bots.actions (chatbot_id, tenant_id, name, description, method, url, parameters, header_names, headers_sealed, confirm, verified_only, user_id_param, enabled)
-         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::text[], $9, $10, $11, $12, $13) RETURNING id`,
-        [botId, tenantId, a.name, a.description, a.method, a.url, JSON.stringify(a.parameters), a.header_names, a.headers_sealed, a.confirm, a.verified_only, a.user_id_param, a.enabled],
+        `INSERT INTO bots.actions (chatbot_id, tenant_id, name, description, method, url, parameters, header_names, headers_sealed, confirm, verified_only, user_id_param, enabled, status_text)
+         VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::text[], $9, $10, $11, $12, $13, $14) RETURNING id`,
+        [botId, tenantId, a.name, a.description, a.method, a.url, JSON.stringify(a.parameters), a.header_names, a.headers_sealed, a.confirm, a.verified_only, a.user_id_param, a.enabled, a.status_text],
       );
       return r!.id;
     });
@@ -114,9 +117,9 @@ export class ActionsRepository {
   async update(tenantId: string, botId: string, id: string, a: ActionFields): Promise<void> {
     await this.ds.query(
       `UPDATE bots.actions SET name = $4, description = $5, method = $6, url = $7, parameters = $8::jsonb, header_names = $9::text[], headers_sealed = $10,
-         confirm = $11, verified_only = $12, user_id_param = $13, enabled = $14, updated_at = clock_timestamp()
+         confirm = $11, verified_only = $12, user_id_param = $13, enabled = $14, status_text = $15, updated_at = clock_timestamp()
        WHERE tenant_id = $1 AND chatbot_id = $2 AND id = $3`,
-      [tenantId, botId, id, a.name, a.description, a.method, a.url, JSON.stringify(a.parameters), a.header_names, a.headers_sealed, a.confirm, a.verified_only, a.user_id_param, a.enabled],
+      [tenantId, botId, id, a.name, a.description, a.method, a.url, JSON.stringify(a.parameters), a.header_names, a.headers_sealed, a.confirm, a.verified_only, a.user_id_param, a.enabled, a.status_text],
     );
   }
 

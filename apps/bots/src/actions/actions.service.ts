@@ -83,6 +83,7 @@ export class ActionsService {
       confirm: req.confirm ?? defaultConfirm(req.method),
       verified_only: req.verified_only ?? false,
       user_id_param: req.user_id_param ?? null,
+      status_text: req.status_text?.trim() ?? null,
       enabled: req.enabled ?? true,
     };
     this.check([...headerNameIssues(fields.header_names), ...definitionIssues(fields)]);
@@ -107,6 +108,7 @@ export class ActionsService {
       confirm: req.confirm ?? current.confirm,
       verified_only: req.verified_only ?? current.verified_only,
       user_id_param: req.user_id_param !== undefined ? req.user_id_param : current.user_id_param,
+      status_text: req.status_text !== undefined ? (req.status_text?.trim() ?? null) : current.status_text,
       enabled: req.enabled ?? current.enabled,
     };
     const issues: ValidationIssue[] = [];

@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { AnalyticsQuestionsView, AnalyticsView, ConsoleAnalyticsQuery, TokenUsageView, WorkspaceParams } from '@sa/contracts';
+import { ActionCountsView, AnalyticsQuestionsView, AnalyticsView, ConsoleAnalyticsQuery, TokenUsageView, WorkspaceParams } from '@sa/contracts';
 import { dto } from '@sa/edge';
 import { RpcClient } from '@sa/messaging';
 import { ConsoleCaller, ConsoleCallerInfo, ConsoleRoute, workspaceOf } from '../auth/console-route.decorator';
@@ -11,6 +11,8 @@ import { ApiConsoleErrors, ApiData } from '../openapi/console-responses';
  * top and unanswered questions (chat.analytics.questions), and (issue 32) the tokens per bot and
  * day with the monthly token budget (chat.tokens.usage). Its "Add an answer" posts to the
  * Knowledge page's route (POST …/knowledge/qa, knowledge.document.add-qa).
+ * Issue 34 (records): the calls of actions per action over `days` days (chat.analytics.actions);
+ * names and numbers only, so members read them too (inputs and results stay in the owners' transcript).
  * A bot id of another workspace is 404 (the chat and knowledge services check it).
  */
 @ApiTags('Analytics')
@@ -63,5 +65,24 @@ export class AnalyticsController {
     @Query(dto(ConsoleAnalyticsQuery, 'query')) query: ConsoleAnalyticsQuery,
   ): Promise<{ data: TokenUsageView }> {
     return { data: await this.rpc.send('chat.tokens.usage', { chatbotId: query.bot }, workspaceOf(caller).ctx) };
+  }
+
+  @Get('actions')
+  @ConsoleRoute('member')
+  @ApiOperation({
+    operationId: 'getActionCounts',
+    summary: 'Calls per action',
+    description:
+      'The calls of actions the bots made in conversations over `days` days (default 30), per action name and source: how many, succeeded, failed, refused, cancelled, ' +
+      'still waiting for the visitor, and the average duration of those that ran. Most called first.',
+  })
+  @ApiData(200, 'Calls per action.', ActionCountsView)
+  @ApiConsoleErrors(400, 401, 404, 503)
+  async actions(
+    @ConsoleCaller() caller: ConsoleCallerInfo,
+    @Param(dto(WorkspaceParams, 'path')) _params: WorkspaceParams,
+    @Query(dto(ConsoleAnalyticsQuery, 'query')) query: ConsoleAnalyticsQuery,
+  ): Promise<{ data: ActionCountsView }> {
+    return { data: await this.rpc.send('chat.analytics.actions', { chatbotId: query.bot, days: query.days }, workspaceOf(caller).ctx) };
   }
 }

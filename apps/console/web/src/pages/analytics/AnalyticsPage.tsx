@@ -1,5 +1,6 @@
 import { useState, type ReactNode } from 'react';
 import { Link, useSearchParams } from 'react-router';
+import { useActionCounts } from '../../api/action-records';
 import { useAnalytics, useAnalyticsQuestions, useTokenUsage } from '../../api/analytics';
 import type { AnalyticsQuestions, Bot } from '../../api/types';
 import { useBots } from '../../api/workspace';
@@ -8,6 +9,7 @@ import { SelectInput } from '../../components/Fields';
 import { ErrorMessage, Loading, SuccessMessage } from '../../components/Messages';
 import { Page, Section } from '../../components/Page';
 import { AddToTestSetDialog } from '../evaluations/AddToTestSetDialog';
+import { ActionCountsTable } from './ActionCountsTable';
 import { AddAnswerDialog } from './AddAnswerDialog';
 import { MessagesChart } from './MessagesChart';
 import { QuestionsTable } from './QuestionsTable';
@@ -20,7 +22,7 @@ const ALL = '';
 /**
  * The figures of GET /v1/analytics for the last 30 days (every bot or one, kept in `?bot=`) as
  * charts with tables beside them, the most asked questions, and the unanswered ones with "Add an
- * answer" (owners and admins).
+ * answer" (owners and admins), the token usage, and (issue 34) the calls per action.
  */
 export function AnalyticsPage() {
   const { workspace } = useCurrentWorkspace();
@@ -52,6 +54,7 @@ function AnalyticsOf({ botId, bots, onChoose }: { botId: string | null; bots: Bo
   const analytics = useAnalytics(workspace.id, botId);
   const questions = useAnalyticsQuestions(workspace.id, botId);
   const tokens = useTokenUsage(workspace.id, botId);
+  const actionCounts = useActionCounts(workspace.id, botId);
   const [added, setAdded] = useState<string | null>(null);
   const [addedCase, setAddedCase] = useState<{ botId: string; botName: string } | null>(null);
   const withQuestions = (show: (data: AnalyticsQuestions) => ReactNode) =>
@@ -139,6 +142,19 @@ function AnalyticsOf({ botId, bots, onChoose }: { botId: string | null; bots: Bo
             <BudgetLine budget={tokens.data.budget} />
             <TokenUsageTable days={tokens.data.days} bots={bots} />
           </>
+        )}
+      </Section>
+      <Section
+        title="Actions"
+        id="analytics-actions"
+        description="The actions your bots called in conversations over the last 30 days: how many calls, what became of them, and how long those that ran took. Owners and admins see each call in the conversation's transcript."
+      >
+        {actionCounts.isPending ? (
+          <Loading what="actions" />
+        ) : actionCounts.isError ? (
+          <ErrorMessage error={actionCounts.error} title="The actions could not be loaded." />
+        ) : (
+          <ActionCountsTable actions={actionCounts.data.actions} />
         )}
       </Section>
     </>

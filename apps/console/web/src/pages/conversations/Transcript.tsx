@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import type { ChatMessage } from '../../api/types';
 import { DateTime } from '../../components/DateTime';
+import { ActionCalls } from './ActionCalls';
 
 /** A link only for web addresses; anything else is shown as plain text. */
 function Source({ url }: { url: string }) {
@@ -21,7 +22,7 @@ function Source({ url }: { url: string }) {
 
 /** A message as the transcript shows it: a chat message, or a handoff message with its author. */
 export type TranscriptMessage = Pick<ChatMessage, 'id' | 'role' | 'content' | 'created_at'> &
-  Partial<Pick<ChatMessage, 'source_urls' | 'feedback' | 'passages' | 'passages_omitted' | 'chatbot_id'>> & { author_kind?: 'person' | null; author_label?: string | null };
+  Partial<Pick<ChatMessage, 'source_urls' | 'feedback' | 'passages' | 'passages_omitted' | 'actions' | 'chatbot_id'>> & { author_kind?: 'person' | null; author_label?: string | null };
 
 export type Passage = NonNullable<ChatMessage['passages']>[number];
 
@@ -72,7 +73,8 @@ const FEEDBACK_TEXT = { positive: 'Rated helpful', negative: 'Rated not helpful'
 /**
  * A conversation's messages in order: who wrote each (the visitor or the bot, or a person when the
  * message says so), when, the text as text, the sources of an answer and the visitor's feedback,
- * and for owners and admins "Why this answer" (the passages behind it; the Conversations page).
+ * and for owners and admins "Why this answer" (the passages behind it; the Conversations page) and
+ * the actions the bot called for it (issue 34).
  * Used by the Conversations, Leads and Handoff pages; `visitorAction` adds a control under each
  * visitor message (the Conversations page's "Add to test set").
  */
@@ -116,6 +118,7 @@ export function Transcript({
             ) : null}
             {m.feedback ? <p className={`transcript__feedback transcript__feedback--${m.feedback}`}>{FEEDBACK_TEXT[m.feedback]}</p> : null}
             {m.role === 'assistant' && m.author_kind !== 'person' && m.passages !== undefined ? <WhyThisAnswer passages={m.passages} omitted={m.passages_omitted === true} /> : null}
+            {m.role === 'assistant' && m.actions && m.actions.length > 0 ? <ActionCalls calls={m.actions} /> : null}
           </li>
         );
       })}

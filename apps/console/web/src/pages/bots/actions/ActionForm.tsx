@@ -14,6 +14,7 @@ export const METHODS: ActionMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
 const NAME_MAX = 64;
 const DESCRIPTION_MAX = 1000;
 const URL_MAX = 2000;
+const STATUS_TEXT_MAX = 80;
 /** The "Visitor ID parameter" choice that stands for none. */
 const NO_PARAM = '';
 
@@ -21,7 +22,7 @@ const asMethod = (v: string): ActionMethod => METHODS.find((m) => m === v) ?? 'G
 /** The API's default: the visitor confirms every call but a GET. */
 const confirmFor = (method: ActionMethod) => method !== 'GET';
 /** The issues the API reports for these top-level members are shown next to their field. */
-const FIELD_OF: Record<string, string> = { name: 'name', description: 'description', url: 'url' };
+const FIELD_OF: Record<string, string> = { name: 'name', description: 'description', url: 'url', status_text: 'status_text' };
 
 interface ActionFormProps {
   workspaceId: string;
@@ -32,7 +33,7 @@ interface ActionFormProps {
   onCancel: () => void;
 }
 
-/** Name, description, method, URL, parameters, headers and the flags → "Save action". */
+/** Name, description, status text, method, URL, parameters, headers and the flags → "Save action". */
 export function ActionForm({ workspaceId, botId, action, onSaved, onCancel }: ActionFormProps) {
   const create = useCreateBotAction(workspaceId, botId);
   const update = useUpdateBotAction(workspaceId, botId);
@@ -44,6 +45,7 @@ export function ActionForm({ workspaceId, botId, action, onSaved, onCancel }: Ac
   const initialRows = rowsOf(initialSchema);
   const [name, setName] = useState(action?.name ?? '');
   const [description, setDescription] = useState(action?.description ?? '');
+  const [statusText, setStatusText] = useState(action?.status_text ?? '');
   const [method, setMethod] = useState<ActionMethod>(action?.method ?? 'GET');
   const [url, setUrl] = useState(action?.url ?? '');
   const [rows, setRows] = useState<ParameterRow[]>('rows' in initialRows ? initialRows.rows : []);
@@ -88,6 +90,8 @@ export function ActionForm({ workspaceId, botId, action, onSaved, onCancel }: Ac
   const body = (): CreateBotAction => ({
     name: name.trim(),
     description: description.trim(),
+    // Empty: none (the widget shows a generic text).
+    status_text: statusText.trim() || null,
     method,
     url: url.trim(),
     parameters: (schema ?? EMPTY_SCHEMA) as CreateBotAction['parameters'],
@@ -135,6 +139,15 @@ export function ActionForm({ workspaceId, botId, action, onSaved, onCancel }: Ac
         value={description}
         onChange={setDescription}
         description={`For the model: what it does and when to use it. ${description.length} of ${DESCRIPTION_MAX} characters.`}
+      />
+      <TextInput
+        label="Status text"
+        name="status_text"
+        maxLength={STATUS_TEXT_MAX}
+        value={statusText}
+        onChange={setStatusText}
+        placeholder="Checking your order…"
+        description={`Optional: what the visitor sees while it runs. Empty: a generic text. ${statusText.length} of ${STATUS_TEXT_MAX} characters.`}
       />
       <div className="form__row">
         <SelectInput
