@@ -12,6 +12,9 @@ import { SecretBox } from '@sa/secret-box';
 import { connectionCalls } from '@sa/llm-config';
 import { executeAction } from '@sa/actions';
 import { outboundPolicyFromEnv } from '@sa/net-guard';
+import { McpServersHandler } from './action-sources/mcp-servers.handler';
+import { McpServersRepository } from './action-sources/mcp-servers.repository';
+import { McpServersService } from './action-sources/mcp-servers.service';
 import { ActionsHandler } from './actions/actions.handler';
 import { ActionsRepository } from './actions/actions.repository';
 import { ACTION_CALL, ACTION_OUTBOUND_POLICY, ActionsService } from './actions/actions.service';
@@ -35,7 +38,7 @@ const config = loadBotsConfig();
     OpsModule.forService('bots', config),
     EventsModule.forService({ schema: 'bots', natsUrl: config.natsUrl, stream: { name: config.eventsStream, subjectPrefix: config.eventsSubjectPrefix }, relay: true }),
   ],
-  controllers: [BotsHandler, WidgetSettingsHandler, BehaviourHandler, ModelConnectionsHandler, ActionsHandler],
+  controllers: [BotsHandler, WidgetSettingsHandler, BehaviourHandler, ModelConnectionsHandler, ActionsHandler, McpServersHandler],
   providers: [
     BotsRepository,
     BotsService,
@@ -52,6 +55,9 @@ const config = loadBotsConfig();
     ActionsService,
     { provide: ACTION_OUTBOUND_POLICY, useFactory: () => outboundPolicyFromEnv() },
     { provide: ACTION_CALL, useValue: executeAction },
+    // Issue 34, item 3: remote MCP servers as action sources; a sync goes through the same policy.
+    McpServersRepository,
+    McpServersService,
     // One box seals widget identity secrets, model keys and action header values (WEBHOOK_SECRET_KEY).
     { provide: WIDGET_SECRET_BOX, useValue: new SecretBox(config.secretKey.key) },
     { provide: MODEL_CONNECTION_CALLS, useFactory: () => connectionCalls() },

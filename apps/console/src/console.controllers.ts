@@ -8,6 +8,7 @@ import { PlaygroundController } from './bots/playground.controller';
 import { EvaluationsController } from './evaluations/evaluations.controller';
 import { ModelsController } from './models/models.controller';
 import { ActionsController } from './actions/actions.controller';
+import { McpServersController } from './actions/mcp-servers.controller';
 import { TokenBudgetController } from './workspace/token-budget.controller';
 import { ConnectionsController } from './connections/connections.controller';
 import { KnowledgeController } from './knowledge/knowledge.controller';
@@ -60,6 +61,7 @@ export const CONSOLE_CONTROLLERS: Type[] = [
   AnalyticsController,
   EvaluationsController,
   ActionsController,
+  McpServersController,
   ConsoleOpenApiController,
 ];
 

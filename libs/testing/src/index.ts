@@ -8,3 +8,4 @@ export * from './http/routed-site';
 export * from './factories/chat-events';
 export * from './integration/domain-errors';
 export * from './files/hostile-files';
+export * from './http/local-mcp-server';

@@ -277,6 +277,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{workspaceId}/analytics/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Calls per action
+         * @description The calls of actions the bots made in conversations over `days` days (default 30), per action name and source: how many, succeeded, failed, refused, cancelled, still waiting for the visitor, and the average duration of those that ran. Most called first.
+         *
+         *     Required role: `member` or above.
+         */
+        get: operations["getActionCounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspaceId}/analytics/questions": {
         parameters: {
             query?: never;
@@ -755,6 +777,84 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{workspaceId}/bots/{botId}/mcp-servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A bot's MCP servers
+         * @description Oldest first, each with the tools of its last sync. The token is never shown: `has_token` says whether one is stored.
+         *
+         *     Required role: `member` or above.
+         */
+        get: operations["listBotMcpServers"];
+        put?: never;
+        /**
+         * Add an MCP server
+         * @description A remote MCP server (https) whose tools become actions of the bot after a sync. A bearer token is stored encrypted and never shown again. 400: a bad member, `auth: bearer` without a token. 409 `conflict`: the name is taken, or the bot has 5 servers.
+         *
+         *     Required role: `admin` or above.
+         */
+        post: operations["createBotMcpServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/bots/{botId}/mcp-servers/{serverId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete an MCP server
+         * @description The bot no longer offers its tools, from its next turn.
+         *
+         *     Required role: `admin` or above.
+         */
+        delete: operations["deleteBotMcpServer"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an MCP server or its tools
+         * @description Members left out stay as they are; `tools` changes the flags of tools of the last sync. A `url` of another origin needs the token again (400 otherwise) and forgets the tools (sync again). 409 `conflict`: the name is taken, or turning tools on would pass 20 MCP tools for the bot.
+         *
+         *     Required role: `admin` or above.
+         */
+        patch: operations["updateBotMcpServer"];
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/bots/{botId}/mcp-servers/{serverId}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sync an MCP server's tools
+         * @description Connects to the server through the installation's outbound policy (no private addresses, no redirects, 10 s), lists its tools and stores them: a tool already known keeps its flags; a new one needs confirmation unless the server marks it read-only, is for every visitor, and is on while the bot has fewer than 20 MCP tools on. A refusal, a timeout or bad credentials is the server's `error` (the tools of the sync before stay), not an error of this API.
+         *
+         *     Required role: `admin` or above.
+         */
+        post: operations["syncBotMcpServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspaceId}/bots/{botId}/playground": {
         parameters: {
             query?: never;
@@ -766,7 +866,7 @@ export interface paths {
         put?: never;
         /**
          * Try a bot (playground)
-         * @description One message to the bot, answered as a visitor would be answered, streamed as text/event-stream: `data: {"type":"delta","text":…}` frames, then one `{"type":"end","diagnostics":{…}}` (passages, reply language, unanswered, model, tokens, timings) or `{"type":"error","code","message"}`. Nothing is stored or counted. `behaviour` tries unsaved settings for this turn only.
+         * @description One message to the bot, answered as a visitor would be answered, streamed as text/event-stream: `data: {"type":"delta","text":…}` frames, `{"type":"action","action":{call_id,name,label,state,input?}}` frames for the actions it calls (a call that needs confirmation ends the try: nothing is kept to resume), then one `{"type":"end","diagnostics":{…}}` (passages, reply language, unanswered, model, tokens, timings) or `{"type":"error","code","message"}`. Nothing is stored or counted. `behaviour` tries unsaved settings for this turn only.
          *
          *     Required role: `admin` or above.
          */
@@ -924,7 +1024,7 @@ export interface paths {
         };
         /**
          * A conversation
-         * @description The session's messages (oldest first, with sources and feedback) and its lead, if any. A session with neither is 404. For owners and admins, each bot answer also has `passages`: the knowledge passages it was given (members never get them).
+         * @description The session's messages (oldest first, with sources and feedback) and its lead, if any. A session with neither is 404. For owners and admins, each bot answer also has `passages`: the knowledge passages it was given, and `actions`: the calls of actions it made (members never get either).
          *
          *     Required role: `member` or above.
          */
@@ -1745,6 +1845,8 @@ export interface components {
             name: string;
             /** @description The input as a JSON Schema object (`type: object` and its `properties`). */
             parameters: Record<string, never>;
+            /** @description What the visitor sees while it runs ("Checking your order…"); null: a generic text. User text: render it as text. */
+            status_text: string | null;
             /** Format: date-time */
             updated_at: string;
             /** @description An https URL; `{name}` placeholders in its path or query are filled from the parameters of that name. */
@@ -1769,6 +1871,64 @@ export interface components {
             handoff?: boolean;
             lead?: boolean;
         };
+        /** @description One call of an action the bot made in this answer, as it was recorded. Header values are never in it. */
+        ActionCallRecord: {
+            /** Format: date-time */
+            created_at: string;
+            duration_ms: number;
+            /** @description What went wrong (e.g. timeout, blocked, http_error, or why it was refused); null when nothing did. */
+            error: string | null;
+            /** @description The endpoint's HTTP status; null when none came. */
+            http_status: number | null;
+            /** Format: uuid */
+            id: string;
+            /** @description The input the call was made with (the model's, with the verified visitor's id where the action asks for it). */
+            input: Record<string, never>;
+            /** @description The tool name the model called (user text: render it as text). */
+            name: string;
+            /** @description Whether the endpoint answered 2xx; null when it did not run. */
+            ok: boolean | null;
+            /** @description The response as the model got it, cut to 1000 characters. Plain text: never render it as HTML. */
+            result: string;
+            /**
+             * @description custom: an action of the bot; builtin: a built-in action; mcp: a tool of a remote MCP server.
+             * @enum {string}
+             */
+            source: "custom" | "builtin" | "mcp";
+            /**
+             * @description ran: it was sent (see `ok`); refused: it never ran (not offered, over the limit, needs a verified visitor, bad input); awaiting_confirmation: waiting for the visitor; cancelled: the visitor said no.
+             * @enum {string}
+             */
+            state: "ran" | "refused" | "awaiting_confirmation" | "cancelled";
+        };
+        /** @description The calls of one action (by name and source) in the window. */
+        ActionCount: {
+            /** @description Average duration of the calls that ran, in milliseconds (rounded); null when none ran. */
+            avg_duration_ms: number | null;
+            /** @description Still waiting for the visitor (or left waiting). */
+            awaiting: number;
+            /** @description Every recorded call, whatever became of it. */
+            calls: number;
+            /** @description Cancelled by the visitor. */
+            cancelled: number;
+            /** @description Ran and failed (an HTTP error, a timeout, blocked, unreachable …). */
+            failed: number;
+            /** Format: date-time */
+            last_called_at: string;
+            /** @description The tool name (user text: render it as text). */
+            name: string;
+            /** @description Refused before running. */
+            refused: number;
+            /** @enum {string} */
+            source: "custom" | "builtin" | "mcp";
+            /** @description Ran and the endpoint answered 2xx. */
+            succeeded: number;
+        };
+        /** @description Calls per action over the window, most called first. */
+        ActionCounts: {
+            actions: components["schemas"]["ActionCount"][];
+            days: number;
+        };
         /** @description A new action. Unknown members are rejected (400). A bot has at most 20 (409). */
         ActionCreate: {
             /** @description Whether the visitor confirms each call. Left out: false for GET, true for every other method. */
@@ -1788,6 +1948,8 @@ export interface components {
             name: string;
             /** @description A JSON Schema object: `type: "object"`, its `properties` (string, number, integer, boolean, enum, arrays and objects of them) and `required`. Default `{"type":"object","properties":{}}`. */
             parameters?: Record<string, never>;
+            /** @description What the visitor sees while the action runs, e.g. "Checking your order…": 1 to 80 characters of one line. Null: a generic text in the reply's language. */
+            status_text?: string | null;
             /** @description https only, up to 2000 characters, no credentials. `{name}` placeholders are allowed after the host; each must be a property of `parameters`. */
             url: string;
             /** @description The name of a string property of `parameters` that the service fills with the verified visitor's `external_user_id` (the model never fills it). Needs `verified_only: true`. Null: none. */
@@ -1855,6 +2017,8 @@ export interface components {
             name?: string;
             /** @description A JSON Schema object: `type: "object"`, its `properties` (string, number, integer, boolean, enum, arrays and objects of them) and `required`. Default `{"type":"object","properties":{}}`. */
             parameters?: Record<string, never>;
+            /** @description What the visitor sees while the action runs, e.g. "Checking your order…": 1 to 80 characters of one line. Null: a generic text in the reply's language. */
+            status_text?: string | null;
             /** @description https only, up to 2000 characters, no credentials. `{name}` placeholders are allowed after the host; each must be a property of `parameters`. */
             url?: string;
             /** @description The name of a string property of `parameters` that the service fills with the verified visitor's `external_user_id` (the model never fills it). Needs `verified_only: true`. Null: none. */
@@ -2155,6 +2319,8 @@ export interface components {
         };
         /** @description One message of a conversation. Owners and admins also get the passages behind each bot answer. */
         ConsoleChatMessage: {
+            /** @description The bot's answers, for owners and admins only (members never get this member): the calls of actions the bot made for this answer, oldest first (issue 34), each with its input, what became of it, its HTTP status, duration and a result cut to 1000 characters. Header values are never in it. Absent on the visitor's messages. */
+            actions?: components["schemas"]["ActionCallRecord"][];
             /** @description Values and format: not shown by the spec. */
             channel: string;
             /** Format: uuid */
@@ -2807,6 +2973,98 @@ export interface components {
             ok: boolean;
             /** @description Why the API is locked and what unlocks it; null when it is not. */
             reason: string | null;
+        };
+        /** @description A remote MCP server whose tools are actions of the bot. The token is write-only: `has_token` says whether one is stored. */
+        McpServer: {
+            /**
+             * @description How the bot authenticates: none, or a bearer token (sent as `Authorization: Bearer …`). `oauth` is reserved (not yet offered).
+             * @enum {string}
+             */
+            auth: "none" | "bearer" | "oauth";
+            /** Format: uuid */
+            bot_id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Why the last sync failed (blocked, timeout, refused, …); null: it worked or none ran. The tools of the sync before stay. */
+            error: string | null;
+            /** @description Whether a token is stored. The token itself is never returned. */
+            has_token: boolean;
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: date-time
+             * @description The last successful sync; null: never synced.
+             */
+            last_synced_at: string | null;
+            /** @description The server's short name, the prefix of its tools' names for the model; unique per bot (case-insensitive). */
+            name: string;
+            /** @description Tools the last successful sync left out (a schema not accepted, a name too long, past the cap). */
+            skipped: components["schemas"]["McpSkippedTool"][];
+            /** @description The tools of the last successful sync, in the order the server listed them. */
+            tools: components["schemas"]["McpTool"][];
+            /** Format: date-time */
+            updated_at: string;
+            /** @description The server's endpoint (Streamable HTTP, or the older HTTP+SSE). */
+            url: string;
+        };
+        /** @description A new MCP server. Unknown members are rejected (400). A bot has at most 5 (409). Its tools come with a sync. */
+        McpServerCreate: {
+            /**
+             * @description `bearer` needs `token`; `none` takes none. Left out: `bearer` with a token, `none` without.
+             * @enum {string}
+             */
+            auth?: "none" | "bearer";
+            /** @description 1 to 20 letters, digits or `-`, starting with a letter: the prefix of the server's tools for the model (`shop` → `shop_order_status`). Unique per bot, case-insensitive (409). */
+            name: string;
+            /** @description With `auth: bearer`: the token, 1 to 4000 characters of one line. Write-only: stored encrypted, never shown again. */
+            token?: string;
+            /** @description The server's MCP endpoint: https only, up to 2000 characters, no credentials (the token goes in `token`). */
+            url: string;
+        };
+        /** @description A change; members left out stay as they are. A URL of another origin needs the token given again (400 otherwise): a stored token only goes where it was given for. `auth: none` removes the token. Unknown members are rejected (400). */
+        McpServerUpdate: {
+            /** @enum {string} */
+            auth?: "none" | "bearer";
+            /** @description 1 to 20 letters, digits or `-`, starting with a letter: the prefix of the server's tools for the model (`shop` → `shop_order_status`). Unique per bot, case-insensitive (409). */
+            name?: string;
+            /** @description With `auth: bearer`: the token, 1 to 4000 characters of one line. Write-only: stored encrypted, never shown again. Left out: the stored one is kept. */
+            token?: string;
+            /** @description Flags of tools of the last sync. */
+            tools?: components["schemas"]["McpToolChange"][];
+            /** @description The server's MCP endpoint: https only, up to 2000 characters, no credentials (the token goes in `token`). */
+            url?: string;
+        };
+        /** @description A tool the server listed that the last sync did not keep, and why. */
+        McpSkippedTool: {
+            name: string;
+            /** @description Why, for people. */
+            reason: string;
+        };
+        /** @description A tool of an MCP server, as listed by its last sync, with the flags of an action. Its name, description and schema are the server's. */
+        McpTool: {
+            /** @description Whether the visitor confirms each call before it runs. A new tool: true, unless the server marks it read-only (`readOnlyHint`). */
+            confirm: boolean;
+            /** @description The server's description, for the model (cut to 1000 characters). Not ours: render it as text. */
+            description: string;
+            /** @description Off: the bot does not offer it. A new tool is on while the bot offers fewer than 20 MCP tools. */
+            enabled: boolean;
+            /** @description The tool's input as a JSON Schema object, as the server declares it. */
+            input_schema: Record<string, never>;
+            /** @description The name the model sees: the server name, `_`, the tool name (made safe, at most 64 characters). */
+            model_name: string;
+            /** @description The tool's name on the server. */
+            name: string;
+            /** @description Whether only a verified visitor may use it. A new tool: false. */
+            verified_only: boolean;
+        };
+        /** @description A tool's flags to change; members left out stay as they are. Unknown members are rejected (400). */
+        McpToolChange: {
+            confirm?: boolean;
+            /** @description On past 20 MCP tools of the bot: 409. */
+            enabled?: boolean;
+            /** @description The tool's name on the server (400 when the last sync did not list it). */
+            name: string;
+            verified_only?: boolean;
         };
         /** @description A person of the workspace. */
         Member: {
@@ -4074,6 +4332,71 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["Analytics"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    getActionCounts: {
+        parameters: {
+            query?: {
+                /** @description Only this bot (a bot of the workspace; another id gives 404). */
+                bot?: string;
+                /** @description Window length in days for the questions, 1 to 365; default 30. The summary always covers the last 30 days. */
+                days?: number;
+            };
+            header?: never;
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Calls per action. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ActionCounts"];
                     };
                 };
             };
@@ -6146,6 +6469,372 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["EvalSettings"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    listBotMcpServers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The servers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["McpServer"][];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    createBotMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["McpServerCreate"];
+            };
+        };
+        responses: {
+            /** @description The server, not synced yet. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["McpServer"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `conflict` or `last_owner`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    deleteBotMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                serverId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    updateBotMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                serverId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["McpServerUpdate"];
+            };
+        };
+        responses: {
+            /** @description The server as saved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["McpServer"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `conflict` or `last_owner`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    syncBotMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                serverId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The server as stored after the sync. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["McpServer"];
                     };
                 };
             };

@@ -7,6 +7,7 @@ import { ErrorMessage, Loading, SuccessMessage } from '../../components/Messages
 import { Page, Section } from '../../components/Page';
 import { WidgetSections } from '../widget/WidgetSections';
 import { ActionsSection } from './actions/ActionsSection';
+import { McpServers } from './actions/McpServers';
 import { BehaviourSection } from './BehaviourForm';
 import { BotSettingsForm } from './BotSettingsForm';
 import { TryIt } from './TryIt';
@@ -46,6 +47,7 @@ export function BotPage() {
       </Section>
       <Section title="Actions" id="bot-actions">
         <ActionsSection key={bot.id} workspaceId={workspace.id} botId={bot.id} canManage={canManage} />
+        <McpServers key={`mcp-${bot.id}`} workspaceId={workspace.id} botId={bot.id} canManage={canManage} />
       </Section>
       {canManage ? (
         <Section title="Try it" id="bot-try-it">
