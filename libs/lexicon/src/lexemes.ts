@@ -44,9 +44,29 @@ export function stopwordsOf(lang: LexiconLanguage): ReadonlySet<string> {
   return set;
 }
 
-/** Whether a lower-cased word is a stop word of `lang`. */
+/**
+ * Tagalog's linker (pang-angkop) joins a modifier to the word it modifies and is written on the
+ * first word: "-ng" after a vowel ("ano" → "anong", "ba" → "bang"), "-g" after n ("ilan" →
+ * "ilang", "nasaan" → "nasaang"), a separate "na" otherwise. The word without it is the word.
+ */
+function withoutTagalogLinker(word: string): string[] {
+  if (!word.endsWith('ng')) return [];
+  const out: string[] = [];
+  const vowelFinal = word.slice(0, -2);
+  if (vowelFinal.length >= 2 && /[aeiou]$/.test(vowelFinal)) out.push(vowelFinal);
+  const nFinal = word.slice(0, -1);
+  if (nFinal.length >= 3) out.push(nFinal);
+  return out;
+}
+
+/**
+ * Whether a lower-cased word is a stop word of `lang`; in Filipino also a stop word carrying the
+ * linker ("Ilang araw …?" is "ilan" (how many) + "-g": a question word, not a topic).
+ */
 export function isStopword(word: string, lang: LexiconLanguage): boolean {
-  return stopwordsOf(lang).has(word);
+  const set = stopwordsOf(lang);
+  if (set.has(word)) return true;
+  return lang === 'tl' && withoutTagalogLinker(word).some((w) => set.has(w));
 }
 
 /** Stems of the content words of a text in `lang` (stop words of the language left out). */

@@ -135,3 +135,15 @@ describe('hostile words (found by the REST fuzzer: a stemmer that throws broke t
     }
   });
 });
+
+describe('lexicon: the Tagalog linker (issue 33, fourth pass)', () => {
+  it('reads a Filipino stop word carrying the linker -ng / -g as the stop word: ilang (ilan), nasaang (nasaan), anong (ano)', () => {
+    for (const w of ['ilang', 'nasaang', 'anong', 'sinong']) expect(isStopword(w, 'tl')).toBe(true);
+    // A content word with the linker stays content ("tindahang" is tindahan + -g), and other languages have no linker.
+    expect(isStopword('tindahang', 'tl')).toBe(false);
+    expect(isStopword('bakanteng', 'tl')).toBe(false);
+    expect(isStopword('anong', 'id')).toBe(false);
+    // The stems written for PostgreSQL (Filipino has no configuration) leave them out too.
+    expect(contentStems('Ilang araw bago dumating ang order?', 'tl')).not.toContain(stem('ilang', 'tl'));
+  });
+});

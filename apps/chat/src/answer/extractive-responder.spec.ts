@@ -180,6 +180,21 @@ describe('extractiveAnswer with stems and synonyms (issue 33, TEXT_MATCH)', () =
     expect(extractiveAnswer({ question: 'Bagaimana cara membayar?', passages: [pay], language: 'id-ID', textMatch: 'stems' }).relevant).toBe(true);
     expect(extractiveAnswer({ question: 'Bagaimana cara membayar?', passages: [pay], language: 'id-ID', textMatch: 'surface' }).relevant).toBe(false);
   });
+
+  it('TEXT_MATCH=stems: the retrieval rank only breaks ties; a lower-ranked passage whose title covers the question wins (fourth pass)', () => {
+    // "shops" is in three passages alike; only the fourth one's title names it.
+    const passages = [
+      passage('We accept Visa and UPI. Cash is accepted only in the shop.', 'Payment methods', 0.9, 'https://x.test/payment'),
+      passage('The shop opens at 9 am and closes at 7 pm.', 'Opening hours', 0.8, 'https://x.test/hours'),
+      passage('Every appliance comes with a two-year warranty.', 'Warranty', 0.7, 'https://x.test/warranty'),
+      passage('The shop is at 12 Harbour Road, Kochi.', 'Shop address', 0.6, 'https://x.test/address'),
+    ];
+    const stems = extractiveAnswer({ question: 'Where are your shops?', passages, language: 'en-IN', textMatch: 'stems' });
+    expect(stems.relevant).toBe(true);
+    expect(stems.sources).toEqual(['https://x.test/address']);
+    // Surface words keep the rank penalty: the top passage wins the tie.
+    expect(extractiveAnswer({ question: 'Where are your shops?', passages, language: 'en-IN', textMatch: 'surface' }).sources[0]).toBe('https://x.test/payment');
+  });
 });
 
 describe('toChunks', () => {

@@ -39,7 +39,11 @@ const MIN_COVERAGE = 0.5;
  * content terms weighted by their rarity among the retrieved passages (`termWeights`).
  */
 const MIN_WEIGHTED_COVERAGE = 0.35;
-/** Each rank down costs a passage this share of its coverage: the top passage wins near-ties. */
+/**
+ * TEXT_MATCH=surface: each rank down costs a passage this share of its coverage, so that the top
+ * passage wins near-ties of the unweighted share of terms. With stems the weighted coverage is the
+ * evidence and the retrieval rank only breaks exact ties (`rankPenalty`).
+ */
 const RANK_PENALTY = 0.1;
 /**
  * TEXT_MATCH=stems: a passage whose title says what the question asks about is the likelier
@@ -211,7 +215,13 @@ export function extractiveAnswer(input: { question: string; passages: readonly P
   const ranked = [...passages].sort((a, b) => b.score - a.score).slice(0, MAX_PASSAGES);
   const weights = termWeights(terms, ranked, lexicon);
   const scored = ranked.map((p, rank) => score(terms, weights, p, rank, lexicon));
-  const weight = (p: ScoredPassage) => p.coverage * (1 - RANK_PENALTY * p.rank) + TITLE_BONUS * p.titleCoverage;
+  // With stems, retrieval rank only breaks ties (the earlier passage is kept on equal weight): the
+  // fused rank measures the same word overlap less exactly (character n-grams, ts_rank_cd without
+  // idf), so it must not outweigh the weighted coverage. "आपकी दुकानें कहाँ पर हैं?" (where are your
+  // shops) covers "shop" in three passages alike; the one titled "shop's address" is the answer,
+  // even when ranked fourth.
+  const rankPenalty = lexicon ? 0 : RANK_PENALTY;
+  const weight = (p: ScoredPassage) => p.coverage * (1 - rankPenalty * p.rank) + TITLE_BONUS * p.titleCoverage;
   const main = scored.reduce((a, b) => (weight(b) > weight(a) ? b : a));
   if (main.coverage < (lexicon ? MIN_WEIGHTED_COVERAGE : MIN_COVERAGE)) return notFound();
 
