@@ -164,7 +164,7 @@ describe('actions in conversations: the loop, confirmation, verified visitors, t
     const asked = await widgetChat({ sessionId: session, message: 'Please cancel order A-1001' });
     expect(asked.status).toBe(200);
     const waiting = asked.actions.at(-1);
-    expect(waiting).toEqual({ call_id: expect.any(String), name: 'cancel_order', label: expect.any(String), state: 'awaiting_confirmation', input: { order_id: 'A-1001' } });
+    expect(waiting).toEqual({ call_id: expect.any(String), name: 'cancel_order', label: 'Cancel order', state: 'awaiting_confirmation', input: { order_id: 'A-1001' } });
     expect(asked.text).toBe('Please confirm or cancel this action.');
     expect(shop.requests.length).toBe(before);
 

@@ -1,5 +1,5 @@
 import { WidgetApiError, readApiError } from './errors';
-import { createSseParser, readChatFrame } from './sse';
+import { type ActionUpdate, createSseParser, readChatFrame } from './sse';
 
 export interface BotConfig {
   bot_id?: string;
@@ -19,6 +19,27 @@ export interface ChatResult {
   sources: string[];
   /** A person holds the conversation (handoff): the bot did not answer. */
   heldBy?: string;
+  /** Issue 34: the action the answer ends waiting on (the confirm/cancel card). */
+  awaiting?: ActionUpdate;
+}
+
+/** The body of POST …/chat (WidgetChatBody). */
+export interface ChatBody {
+  message: string;
+  sessionId?: string;
+  language?: string;
+  /** The visitor's decision on the action the last answer waits on (issue 34). */
+  action_confirmation?: { call_id: string; confirm: boolean };
+}
+
+/** What the caller of `chat` hears while the answer streams. */
+export interface ChatHandlers {
+  /** Each piece of the answer's text, as it arrives. */
+  onText(text: string): void;
+  /** Each action frame (status line, confirm card), in order. */
+  onAction?(action: ActionUpdate): void;
+  /** The turn was accepted (200): the stream begins. */
+  onOpen?(): void;
 }
 
 /** The answer of the long poll for a person's replies (POST …/replies). */
@@ -97,9 +118,13 @@ export class WidgetApi {
     return (await this.call<{ session_id: string }>('sessions', {})).session_id;
   }
 
-  /** Sends one message and hands each piece of the answer to `onText` as it arrives. */
-  async chat(body: { message: string; sessionId?: string; language?: string }, onText: (text: string) => void, signal?: AbortSignal): Promise<ChatResult> {
+  /**
+   * Sends one message (or a decision on a waiting action) and hands each piece of the answer to
+   * `onText`, and each action frame to `onAction`, as they arrive.
+   */
+  async chat(body: ChatBody, { onText, onAction, onOpen }: ChatHandlers, signal?: AbortSignal): Promise<ChatResult> {
     const res = await this.request('POST', 'chat', body, signal);
+    onOpen?.();
     const result: ChatResult = { sessionId: res.headers.get('x-session-id') ?? body.sessionId ?? null, sources: [] };
     let ended: 'stop' | 'error' | null = null;
     let errorCode = 'stream_interrupted';
@@ -107,6 +132,11 @@ export class WidgetApi {
       const frame = readChatFrame(data);
       if (!frame || ended) return;
       if (frame.content) onText(frame.content);
+      if (frame.action) {
+        if (frame.action.state === 'awaiting_confirmation') result.awaiting = frame.action;
+        else if (result.awaiting?.callId === frame.action.callId) result.awaiting = undefined;
+        onAction?.(frame.action);
+      }
       if (frame.finish) {
         ended = frame.finish;
         if (frame.messageId) result.messageId = frame.messageId;

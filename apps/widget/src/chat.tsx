@@ -1,10 +1,12 @@
+import type { Ref } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { WidgetApi } from './api';
-import { errorKey } from './errors';
+import { WidgetApiError, errorKey } from './errors';
 import { Form, filled } from './form';
 import { linkText, sourceLinks } from './safe';
 import type { SessionStore } from './session';
-import type { StoredMessage } from './storage';
+import type { ActionUpdate } from './sse';
+import type { StoredAction, StoredMessage } from './storage';
 import { type Texts, fill } from './texts';
 
 interface ChatProps {
@@ -20,6 +22,78 @@ interface ChatProps {
   blocked: boolean;
 }
 
+/** A decision on the card of a waiting action (issue 34): sent with the button's text as the message. */
+interface Decision {
+  callId: string;
+  confirm: boolean;
+}
+
+/** The card that waits for the visitor, if any: the last answer's, undecided. */
+function waitingAction(messages: StoredMessage[]): StoredAction | undefined {
+  const last = [...messages].reverse().find((m) => m.role === 'assistant' && m.author === undefined);
+  return last?.action && !last.action.decided ? last.action : undefined;
+}
+
+/** Sets what became of the card of `callId`. */
+const decide = (messages: StoredMessage[], callId: string, decided: StoredAction['decided']): StoredMessage[] =>
+  messages.map((m) => (m.action?.callId === callId && !m.action.decided ? { ...m, action: { ...m.action, decided } } : m));
+
+/** An input value as the card shows it: text as it is, anything else as JSON, never markup. */
+function valueText(value: unknown): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value) ?? String(value);
+  return text.length > 200 ? `${text.slice(0, 199)}…` : text;
+}
+
+interface ActionCardProps {
+  t: Texts;
+  action: StoredAction;
+  id: string;
+  /** A decision is on its way: the buttons do nothing. */
+  busy: boolean;
+  cardRef?: Ref<HTMLDivElement>;
+  onDecide(confirm: boolean): void;
+}
+
+/**
+ * The confirm/cancel card of an action that waits for the visitor (issue 34): its label and the
+ * input the call will send as a key/value list (text only), Confirm and Cancel. Once decided it
+ * is a small note. Escape closes the panel as everywhere, and never decides: only a button does.
+ */
+function ActionCard({ t, action, id, busy, cardRef, onDecide }: ActionCardProps) {
+  if (action.decided) {
+    return <p class="note action-note">{action.decided === 'confirmed' ? t.action_confirmed : action.decided === 'cancelled' ? t.action_cancelled : t.action_gone}</p>;
+  }
+  const entries = Object.entries(action.input).slice(0, 20);
+  return (
+    <div class="confirm" role="group" aria-labelledby={`${id}-title ${id}-label`} tabIndex={-1} ref={cardRef}>
+      <p class="confirm-title" id={`${id}-title`}>
+        {t.action_confirm_title}
+      </p>
+      <p class="confirm-label" id={`${id}-label`}>
+        {action.label}
+      </p>
+      {entries.length ? (
+        <dl class="confirm-input">
+          {entries.map(([key, value]) => (
+            <div key={key}>
+              <dt>{key}</dt>
+              <dd>{valueText(value)}</dd>
+            </div>
+          ))}
+        </dl>
+      ) : null}
+      <div class="confirm-actions">
+        <button type="button" class="primary" aria-disabled={busy ? 'true' : undefined} onClick={() => !busy && onDecide(true)}>
+          {t.action_confirm}
+        </button>
+        <button type="button" class="secondary" aria-disabled={busy ? 'true' : undefined} onClick={() => !busy && onDecide(false)}>
+          {t.cancel}
+        </button>
+      </div>
+    </div>
+  );
+}
+
 /** The conversation: transcript (a polite live region), answer actions, the message box, the lead form. */
 export function ChatTab({ t, api, store, messages, language, greeting, starters, uid, blocked }: ChatProps) {
   const [draft, setDraft] = useState('');
@@ -31,6 +105,18 @@ export function ChatTab({ t, api, store, messages, language, greeting, starters,
   const [contact, setContact] = useState(false);
   const [thanked, setThanked] = useState<string | null>(null);
   const logRef = useRef<HTMLDivElement>(null);
+  // Issue 34: the action running now (the status line), the card whose decision is on its way,
+  // and focus for the card when an answer ends waiting on it (then for the message box).
+  const [status, setStatus] = useState<{ callId: string; label: string } | null>(null);
+  const [deciding, setDeciding] = useState<string | null>(null);
+  const cardRef = useRef<HTMLDivElement>(null);
+  const messageRef = useRef<HTMLTextAreaElement>(null);
+  const [focus, setFocus] = useState<'card' | 'message' | null>(null);
+  useEffect(() => {
+    if (focus === 'card' && cardRef.current) cardRef.current.focus();
+    if (focus === 'message' && messageRef.current) messageRef.current.focus();
+    if (focus) setFocus(null);
+  }, [focus, messages]);
 
   useEffect(() => {
     const log = logRef.current;
@@ -84,8 +170,12 @@ export function ChatTab({ t, api, store, messages, language, greeting, starters,
     void ask(draft.trim(), true);
   };
 
-  /** Sends a visitor's message: what they typed (the draft is then cleared) or a starter question. */
-  const ask = async (message: string, typed: boolean) => {
+  /**
+   * Sends a visitor's message: what they typed (the draft is then cleared), a starter question, or
+   * the text of a card's button with the decision on its action (no bubble of theirs: the card
+   * turns into "Confirmed"/"Cancelled" once the answer begins).
+   */
+  const ask = async (message: string, typed: boolean, decision?: Decision) => {
     if (!message || store.streaming) return;
     if (blocked) {
       setError(t.error_origin);
@@ -94,7 +184,22 @@ export function ChatTab({ t, api, store, messages, language, greeting, starters,
     if (typed) setDraft('');
     setError(null);
     setStreaming(true);
-    store.setMessages((m) => [...m, { role: 'user', text: message }, { role: 'assistant', text: '' }]);
+    // A message that does not decide on a waiting card replaces it: the server cancels that call.
+    const waiting = decision ? undefined : waitingAction(store.messages);
+    if (decision) setDeciding(decision.callId);
+    else store.setMessages((m) => [...m, { role: 'user', text: message }, { role: 'assistant', text: '' }]);
+    let opened = false;
+    const onOpen = () => {
+      opened = true;
+      if (decision) {
+        store.setMessages((m) => [...decide(m, decision.callId, decision.confirm ? 'confirmed' : 'cancelled'), { role: 'assistant', text: '' }]);
+        setFocus('message');
+      } else if (waiting) store.setMessages((m) => decide(m, waiting.callId, 'cancelled'));
+    };
+    const onAction = (a: ActionUpdate) => {
+      if (a.state === 'running') setStatus({ callId: a.callId, label: a.label });
+      else setStatus((s) => (s?.callId === a.callId ? null : s));
+    };
     const grow = (piece: string) =>
       store.setMessages((m) => {
         const last = m[m.length - 1];
@@ -106,7 +211,9 @@ export function ChatTab({ t, api, store, messages, language, greeting, starters,
         return last?.role === 'assistant' ? [...m.slice(0, -1), { ...last, ...patch }] : m;
       });
     try {
-      const result = await store.with((sessionId) => api.chat({ message, sessionId, language }, grow));
+      const result = await store.with((sessionId) =>
+        api.chat({ message, sessionId, language, ...(decision ? { action_confirmation: { call_id: decision.callId, confirm: decision.confirm } } : {}) }, { onText: grow, onAction, onOpen }),
+      );
       if (result.sessionId) store.setSessionId(result.sessionId);
       if (result.heldBy !== undefined) {
         // A person holds the conversation: no answer from the bot; their reply comes by the poll.
@@ -116,11 +223,25 @@ export function ChatTab({ t, api, store, messages, language, greeting, starters,
           note(fill(t.handoff_taken, { name: result.heldBy }));
         }
         store.setWatching(true);
+      } else if (result.awaiting) {
+        const { callId, label, input } = result.awaiting;
+        finish({ id: result.messageId, sources: result.sources, action: { callId, label, input: input ?? {} } });
+        setFocus('card');
       } else finish({ id: result.messageId, sources: result.sources });
     } catch (err) {
-      finish({ failed: true });
-      setError(t[errorKey(err)]);
+      if (decision && !opened) {
+        // Nothing began: the card stays. 409: the call no longer waits (decided elsewhere, or replaced).
+        if (err instanceof WidgetApiError && err.status === 409) {
+          store.setMessages((m) => decide(m, decision.callId, 'gone'));
+          setFocus('message');
+        } else setError(t[errorKey(err)]);
+      } else {
+        finish({ failed: true });
+        setError(t[errorKey(err)]);
+      }
     } finally {
+      setStatus(null);
+      setDeciding(null);
       setStreaming(false);
     }
   };
@@ -149,6 +270,7 @@ export function ChatTab({ t, api, store, messages, language, greeting, starters,
   };
 
   const last = messages[messages.length - 1];
+  const waitingCard = waitingAction(messages);
   return (
     <div class="chat">
       <div class="log" ref={logRef} role="log" aria-live="polite" aria-busy={streaming ? 'true' : 'false'} aria-label={t.tab_chat} tabIndex={0}>
@@ -173,12 +295,17 @@ export function ChatTab({ t, api, store, messages, language, greeting, starters,
               </p>
             );
           const links = m.role === 'assistant' ? sourceLinks(m.sources) : [];
+          // An answer that only asks to confirm an action has no text: the card says it all.
+          // Nor does an answer not begun while an action runs: the status line says what happens.
+          const bubble = m.text ? true : m === last && streaming ? !status : !m.action;
           return (
             <div class={`turn ${m.role}`} key={i}>
-              <div class={`msg ${m.role}${m.failed ? ' failed' : ''}`}>
-                {m.author !== undefined ? <span class="author">{m.author || t.assistant}</span> : <span class="sr">{m.role === 'user' ? t.you : t.assistant}: </span>}
-                {m.text || (streaming && m === last ? <span class="writing">{t.writing}</span> : null)}
-              </div>
+              {bubble ? (
+                <div class={`msg ${m.role}${m.failed ? ' failed' : ''}`}>
+                  {m.author !== undefined ? <span class="author">{m.author || t.assistant}</span> : <span class="sr">{m.role === 'user' ? t.you : t.assistant}: </span>}
+                  {m.text || (streaming && m === last && !status ? <span class="writing">{t.writing}</span> : null)}
+                </div>
+              ) : null}
               {links.length ? (
                 <div class="sources">
                   <p class="sources-title" id={`${uid}-src-${i}`}>
@@ -195,7 +322,17 @@ export function ChatTab({ t, api, store, messages, language, greeting, starters,
                   </ul>
                 </div>
               ) : null}
-              {m.role === 'assistant' && m.id && m.author === undefined ? (
+              {m.action ? (
+                <ActionCard
+                  t={t}
+                  action={m.action}
+                  id={`${uid}-act-${i}`}
+                  busy={deciding === m.action.callId || streaming}
+                  cardRef={m.action === waitingCard ? cardRef : undefined}
+                  onDecide={(confirm) => void ask(confirm ? t.action_confirm : t.cancel, false, { callId: m.action!.callId, confirm })}
+                />
+              ) : null}
+              {m.role === 'assistant' && m.id && m.text && m.author === undefined ? (
                 <div class="feedback">
                   <button type="button" class="icon" aria-pressed={m.feedback === 'positive' ? 'true' : 'false'} onClick={() => rate(m, i, 'positive')}>
                     <span aria-hidden="true">👍 </span>
@@ -212,6 +349,9 @@ export function ChatTab({ t, api, store, messages, language, greeting, starters,
           );
         })}
       </div>
+      <p class="status" role="status" aria-live="polite">
+        {status?.label ?? ''}
+      </p>
       {error || blocked ? (
         <p class="error" role="alert">
           {error ?? t.error_origin}
@@ -263,6 +403,7 @@ export function ChatTab({ t, api, store, messages, language, greeting, starters,
           </label>
           <textarea
             id={`${uid}-message`}
+            ref={messageRef}
             rows={1}
             value={draft}
             placeholder={t.message_label}

@@ -45,6 +45,30 @@ describe('readChatFrame', () => {
     expect(readChatFrame('{"choices":[{"index":0,"delta":{"content":""},"finish_reason":"stop"}],"handoff":{"taken_by":7}}')).toEqual({ content: '', finish: 'stop' });
   });
 
+  it('reads an action frame (issue 34): the spec\'s empty delta and the additive `action`', () => {
+    const running = '{"choices":[{"index":0,"delta":{"content":""},"finish_reason":null}],"action":{"call_id":"call_1","name":"order_status","label":"Checking your order…","state":"running"}}';
+    expect(readChatFrame(running)).toEqual({ content: '', finish: null, action: { callId: 'call_1', name: 'order_status', label: 'Checking your order…', state: 'running' } });
+    const waiting = '{"choices":[{"index":0,"delta":{"content":""},"finish_reason":null}],"action":{"call_id":"call_2","name":"cancel_order","label":"Cancel order A-1001","state":"awaiting_confirmation","input":{"order_id":"A-1001"}}}';
+    expect(readChatFrame(waiting)?.action).toEqual({ callId: 'call_2', name: 'cancel_order', label: 'Cancel order A-1001', state: 'awaiting_confirmation', input: { order_id: 'A-1001' } });
+    for (const state of ['done', 'failed', 'refused', 'cancelled']) {
+      expect(readChatFrame(`{"choices":[{"delta":{"content":""}}],"action":{"call_id":"c","name":"n","label":"l","state":"${state}"}}`)?.action?.state).toBe(state);
+    }
+  });
+
+  it('drops an action member that does not read as one, and keeps the rest of the frame', () => {
+    const bad = [
+      '{"call_id":"c","name":"n","label":"l","state":"exploded"}',
+      '{"call_id":"","name":"n","label":"l","state":"running"}',
+      '{"call_id":7,"name":"n","label":"l","state":"running"}',
+      '{"call_id":"c","name":"n","state":"running"}',
+      '"running"',
+      '[]',
+    ];
+    for (const action of bad) expect(readChatFrame(`{"choices":[{"delta":{"content":"Hi"}}],"action":${action}}`)).toEqual({ content: 'Hi', finish: null });
+    // An input that is not an object is left out; the action stays.
+    expect(readChatFrame('{"choices":[{"delta":{"content":""}}],"action":{"call_id":"c","name":"n","label":"l","state":"awaiting_confirmation","input":["x"]}}')?.action).toEqual({ callId: 'c', name: 'n', label: 'l', state: 'awaiting_confirmation' });
+  });
+
   it('ignores what is not a JSON object', () => {
     expect(readChatFrame('[DONE]')).toBeUndefined();
     expect(readChatFrame('null')).toBeUndefined();

@@ -55,4 +55,15 @@ describe('widget session storage', () => {
     expect(loadSession(broken, 'b').messages).toEqual([]);
     expect(() => saveSession(broken, 'b', { sessionId: 'x', messages: [] })).not.toThrow();
   });
+
+  it('keeps an answer\'s confirm card across a reload (issue 34), and drops a card that does not read as one', () => {
+    const s = new MemoryStorage();
+    const card = { callId: 'call_1', label: 'Cancel order A-1001', input: { order_id: 'A-1001' } };
+    saveSession(s, 'b', { sessionId: 'sess', messages: [{ role: 'assistant', text: '', id: 'm-1', action: card }, { role: 'assistant', text: 'ok', action: { ...card, decided: 'cancelled' } }] });
+    expect(loadSession(s, 'b').messages).toEqual([{ role: 'assistant', text: '', id: 'm-1', action: card }, { role: 'assistant', text: 'ok', action: { ...card, decided: 'cancelled' } }]);
+    const bad = [{ ...card, decided: 'maybe' }, { ...card, input: ['x'] }, { ...card, callId: 3 }, 'card'];
+    s.setItem('sa-widget:b', JSON.stringify({ sessionId: 'sess', messages: bad.map((action) => ({ role: 'assistant', text: 'a', action })), updatedAt: new Date().toISOString() }));
+    expect(loadSession(s, 'b').messages.map((m) => m.action)).toEqual([undefined, undefined, undefined, undefined]);
+    expect(loadSession(s, 'b').messages.map((m) => m.text)).toEqual(['a', 'a', 'a', 'a']);
+  });
 });

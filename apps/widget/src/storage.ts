@@ -10,7 +10,31 @@ export interface StoredMessage {
   failed?: boolean;
   /** A reply a person wrote (handoff): their name. Rendered as text. */
   author?: string;
+  /** Issue 34: the action this answer waits on (the confirm/cancel card), kept so a reload still shows it. */
+  action?: StoredAction;
 }
+
+/** The confirm/cancel card of an answer: the call, its label and input, and what became of it. */
+export interface StoredAction {
+  callId: string;
+  label: string;
+  input: Record<string, unknown>;
+  /** Absent while it waits for the visitor; then their decision, or `gone`: it no longer waited (409). */
+  decided?: 'confirmed' | 'cancelled' | 'gone';
+}
+
+const isStoredAction = (a: unknown): a is StoredAction => {
+  if (!a || typeof a !== 'object') return false;
+  const o = a as Record<string, unknown>;
+  return (
+    typeof o['callId'] === 'string' &&
+    typeof o['label'] === 'string' &&
+    !!o['input'] &&
+    typeof o['input'] === 'object' &&
+    !Array.isArray(o['input']) &&
+    (o['decided'] === undefined || o['decided'] === 'confirmed' || o['decided'] === 'cancelled' || o['decided'] === 'gone')
+  );
+};
 
 export interface StoredSession {
   sessionId: string | null;
@@ -41,7 +65,10 @@ export function loadSession(storage: Pick<Storage, 'getItem'> | undefined, botId
     const updatedAt = typeof o.updatedAt === 'string' ? Date.parse(o.updatedAt) : NaN;
     if (!(now - updatedAt < STORED_SESSION_IDLE_MS)) return empty; // idle too long, or no valid time
     const messages = Array.isArray(o.messages)
-      ? o.messages.filter((m): m is StoredMessage => !!m && typeof m === 'object' && typeof m.text === 'string' && (m.role === 'user' || m.role === 'assistant' || m.role === 'note'))
+      ? o.messages
+          .filter((m): m is StoredMessage => !!m && typeof m === 'object' && typeof m.text === 'string' && (m.role === 'user' || m.role === 'assistant' || m.role === 'note'))
+          // A card that does not read as one is dropped, not the message.
+          .map((m) => (m.action === undefined || isStoredAction(m.action) ? m : { ...m, action: undefined }))
       : [];
     return {
       sessionId: typeof o.sessionId === 'string' && o.sessionId ? o.sessionId : null,

@@ -69,7 +69,21 @@ button{cursor:pointer}
 .error{padding:6px 12px}
 .form-actions{display:flex;align-items:center;justify-content:flex-end;gap:8px}
 .done{margin:16px;padding:12px;border-radius:10px;background:#e7f6ec;color:#14532d}
-@media (prefers-reduced-motion:no-preference){.panel{animation:sa-in .16s ease-out}@keyframes sa-in{from{opacity:0;transform:translateY(8px)}}}
+.status{align-self:flex-start;display:flex;align-items:center;gap:7px;margin:6px 12px 0;padding:5px 11px;border-radius:12px;background:#eef0f3;color:#3d434b;font-size:13px}
+.status::before{content:"";flex:none;width:8px;height:8px;border-radius:50%;background:var(--sa-text-accent)}
+.status:empty{margin:0;padding:0;background:none}
+.status:empty::before{display:none}
+.confirm{align-self:flex-start;max-width:85%;display:flex;flex-direction:column;gap:6px;padding:10px 12px;border:1px solid #aab0b8;border-inline-start:4px solid var(--sa-text-accent);border-radius:10px;background:#fff}
+.confirm-title{margin:0;font-size:12px;font-weight:600;color:#3d434b}
+.confirm-label{margin:0;font-weight:600;overflow-wrap:anywhere}
+.confirm-input{display:grid;grid-template-columns:auto 1fr;gap:2px 10px;margin:0;font-size:13px}
+.confirm-input div{display:contents}
+.confirm-input dt{color:#3d434b}
+.confirm-input dd{margin:0;font-weight:600;overflow-wrap:anywhere}
+.confirm-actions{display:flex;flex-wrap:wrap;gap:8px;margin-top:2px}
+.confirm-actions [aria-disabled=true]{opacity:.7;cursor:progress}
+.action-note{align-self:flex-start;background:#eef0f3;color:#1a1a1a}
+@media (prefers-reduced-motion:no-preference){.panel{animation:sa-in .16s ease-out}@keyframes sa-in{from{opacity:0;transform:translateY(8px)}}.status::before{animation:sa-pulse 1s ease-in-out infinite alternate}@keyframes sa-pulse{to{opacity:.3}}}
 `;
 
 /** The theme's custom properties for a colour. */

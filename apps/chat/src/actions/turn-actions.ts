@@ -58,6 +58,12 @@ export interface TurnActionsResult {
   resolved: { callId: string; state: 'ran' | 'cancelled' | 'refused'; record?: ToolCallRecord; error?: string } | null;
 }
 
+/** An action's name for people, on the confirm card: `cancel_order` → "Cancel order". */
+export function actionTitle(name: string): string {
+  const words = name.replace(/[_-]+/g, ' ').replace(/([a-z])([A-Z])/g, '$1 $2').trim().toLowerCase();
+  return words ? words[0]!.toUpperCase() + words.slice(1) : name;
+}
+
 const asProperties = (t: LoopTool) => (t.parameters.properties && typeof t.parameters.properties === 'object' ? (t.parameters.properties as Record<string, unknown>) : null);
 
 /** The input as the visitor sees it on the card: only what the model fills (the verified visitor's id is the service's, and goes unseen). */
@@ -118,8 +124,11 @@ export class TurnActions {
   ): AsyncGenerator<string, TurnActionsResult> {
     const byName = new Map(turn.tools.map((t) => [t.name, t]));
     const result: TurnActionsResult = { calls: [], pending: null, resolved: null };
+    // Running and its outcome say what is happening (the status text); the card and its outcome name what is asked.
+    const labelOf = (state: ActionFrameState, name: string) =>
+      state === 'awaiting_confirmation' || state === 'cancelled' ? actionTitle(name) : (byName.get(name)?.label ?? actionPhrase('running', opts.language));
     const frame = (state: ActionFrameState, callId: string, name: string, input?: Record<string, unknown>) =>
-      opts.frame({ call_id: callId, name, label: byName.get(name)?.label ?? actionPhrase('running', opts.language), state, ...(input ? { input } : {}) });
+      opts.frame({ call_id: callId, name, label: labelOf(state, name), state, ...(input ? { input } : {}) });
     const verified = turn.externalUserId !== null;
     let history = messages;
     let afterToolResult = false;

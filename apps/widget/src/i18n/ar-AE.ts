@@ -53,4 +53,9 @@ export const arAE: Messages = {
   error_origin: 'هذه المحادثة غير مفعّلة على هذا الموقع.',
   error_identity: 'تعذّر علينا التحقق من هويتك.',
   sending: 'جارٍ الإرسال…',
+  action_confirm_title: 'يرجى التأكيد',
+  action_confirm: 'تأكيد',
+  action_confirmed: 'تم التأكيد',
+  action_cancelled: 'تم الإلغاء',
+  action_gone: 'لم يعد هذا الطلب بانتظار ردك.',
 };

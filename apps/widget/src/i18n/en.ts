@@ -53,4 +53,9 @@ export const en: Messages = {
   error_origin: 'This chat is not enabled on this website.',
   error_identity: 'We could not confirm who you are.',
   sending: 'Sending…',
+  action_confirm_title: 'Please confirm',
+  action_confirm: 'Confirm',
+  action_confirmed: 'Confirmed',
+  action_cancelled: 'Cancelled',
+  action_gone: 'This request is no longer waiting for your answer.',
 };

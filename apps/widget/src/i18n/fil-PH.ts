@@ -53,4 +53,9 @@ export const filPH: Messages = {
   error_origin: 'Hindi naka-enable ang chat na ito sa website na ito.',
   error_identity: 'Hindi namin makumpirma kung sino kayo.',
   sending: 'Ipinapadala…',
+  action_confirm_title: 'Pakikumpirma',
+  action_confirm: 'Kumpirmahin',
+  action_confirmed: 'Nakumpirma',
+  action_cancelled: 'Kinansela',
+  action_gone: 'Hindi na hinihintay ng kahilingang ito ang iyong sagot.',
 };

@@ -53,4 +53,9 @@ export const haNG: Messages = {
   error_origin: 'Ba a kunna wannan hira a wannan shafin yanar gizo ba.',
   error_identity: 'Ba mu iya tabbatar da ko wane ne ku ba.',
   sending: 'Ana aikawa…',
+  action_confirm_title: 'Da fatan za a tabbatar',
+  action_confirm: 'Tabbatar',
+  action_confirmed: 'An tabbatar',
+  action_cancelled: 'An soke',
+  action_gone: 'Wannan buƙatar ba ta jiran amsarku kuma.',
 };

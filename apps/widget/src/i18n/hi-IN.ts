@@ -52,4 +52,9 @@ export const hiIN: Messages = {
   error_origin: 'इस वेबसाइट पर यह चैट चालू नहीं है।',
   error_identity: 'हम आपकी पहचान की पुष्टि नहीं कर सके।',
   sending: 'भेजा जा रहा है…',
+  action_confirm_title: 'कृपया पुष्टि करें',
+  action_confirm: 'पुष्टि करें',
+  action_confirmed: 'पुष्टि हो गई',
+  action_cancelled: 'रद्द किया गया',
+  action_gone: 'यह अनुरोध अब आपके उत्तर की प्रतीक्षा नहीं कर रहा है।',
 };

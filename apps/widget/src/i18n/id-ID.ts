@@ -52,4 +52,9 @@ export const idID: Messages = {
   error_origin: 'Obrolan ini tidak diaktifkan di situs web ini.',
   error_identity: 'Kami tidak dapat memastikan identitas Anda.',
   sending: 'Mengirim…',
+  action_confirm_title: 'Harap konfirmasi',
+  action_confirm: 'Konfirmasi',
+  action_confirmed: 'Dikonfirmasi',
+  action_cancelled: 'Dibatalkan',
+  action_gone: 'Permintaan ini tidak lagi menunggu jawaban Anda.',
 };

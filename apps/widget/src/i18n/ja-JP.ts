@@ -52,4 +52,9 @@ export const jaJP: Messages = {
   error_origin: 'このウェブサイトではこのチャットは有効になっていません。',
   error_identity: 'ご本人であることを確認できませんでした。',
   sending: '送信中…',
+  action_confirm_title: '確認してください',
+  action_confirm: '確認する',
+  action_confirmed: '確認しました',
+  action_cancelled: 'キャンセルしました',
+  action_gone: 'このリクエストはもう回答を待っていません。',
 };

@@ -52,4 +52,9 @@ export const koKR: Messages = {
   error_origin: '이 웹사이트에서는 이 채팅을 사용할 수 없습니다.',
   error_identity: '사용자 본인 확인에 실패했습니다.',
   sending: '보내는 중…',
+  action_confirm_title: '확인해 주세요',
+  action_confirm: '확인',
+  action_confirmed: '확인됨',
+  action_cancelled: '취소됨',
+  action_gone: '이 요청은 더 이상 답변을 기다리지 않습니다.',
 };

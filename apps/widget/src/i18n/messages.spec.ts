@@ -41,8 +41,10 @@ describe('widget messages', () => {
       time_zone_hint: 'Your time zone: {tz}',
       writing: 'The assistant is writing…',
       starters: 'Suggested questions',
+      action_confirm: 'Confirm',
+      cancel: 'Cancel',
     });
-    expect(MESSAGE_KEYS).toHaveLength(51);
+    expect(MESSAGE_KEYS).toHaveLength(56);
     expect(new Set(MESSAGE_KEYS).size).toBe(MESSAGE_KEYS.length);
   });
 

@@ -52,6 +52,11 @@ export const MESSAGE_KEYS = [
   'error_origin',
   'error_identity',
   'sending',
+  'action_confirm_title',
+  'action_confirm',
+  'action_confirmed',
+  'action_cancelled',
+  'action_gone',
 ] as const;
 
 export type MessageKey = (typeof MESSAGE_KEYS)[number];

@@ -52,4 +52,9 @@ export const msMY: Messages = {
   error_origin: 'Sembang ini tidak didayakan di laman web ini.',
   error_identity: 'Kami tidak dapat mengesahkan identiti anda.',
   sending: 'Menghantar…',
+  action_confirm_title: 'Sila sahkan',
+  action_confirm: 'Sahkan',
+  action_confirmed: 'Disahkan',
+  action_cancelled: 'Dibatalkan',
+  action_gone: 'Permintaan ini tidak lagi menunggu jawapan anda.',
 };

@@ -52,4 +52,9 @@ export const swKE: Messages = {
   error_origin: 'Gumzo hili halijawezeshwa kwenye tovuti hii.',
   error_identity: 'Hatukuweza kuthibitisha utambulisho wako.',
   sending: 'Inatuma…',
+  action_confirm_title: 'Tafadhali thibitisha',
+  action_confirm: 'Thibitisha',
+  action_confirmed: 'Imethibitishwa',
+  action_cancelled: 'Imeghairiwa',
+  action_gone: 'Ombi hili halisubiri tena jibu lako.',
 };

@@ -52,4 +52,9 @@ export const thTH: Messages = {
   error_origin: 'แชทนี้ไม่ได้เปิดใช้งานบนเว็บไซต์นี้',
   error_identity: 'เราไม่สามารถยืนยันตัวตนของคุณได้',
   sending: 'กำลังส่ง…',
+  action_confirm_title: 'โปรดยืนยัน',
+  action_confirm: 'ยืนยัน',
+  action_confirmed: 'ยืนยันแล้ว',
+  action_cancelled: 'ยกเลิกแล้ว',
+  action_gone: 'คำขอนี้ไม่ได้รอคำตอบของคุณแล้ว',
 };

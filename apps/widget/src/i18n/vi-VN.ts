@@ -52,4 +52,9 @@ export const viVN: Messages = {
   error_origin: 'Tính năng trò chuyện này chưa được bật trên trang web này.',
   error_identity: 'Chúng tôi không thể xác minh danh tính của bạn.',
   sending: 'Đang gửi…',
+  action_confirm_title: 'Vui lòng xác nhận',
+  action_confirm: 'Xác nhận',
+  action_confirmed: 'Đã xác nhận',
+  action_cancelled: 'Đã hủy',
+  action_gone: 'Yêu cầu này không còn chờ câu trả lời của bạn.',
 };

@@ -53,4 +53,9 @@ export const yoNG: Messages = {
   error_origin: 'A kò tíì mú ìfọ̀rọ̀wérọ̀ yìí ṣiṣẹ́ lórí ojú òpó wẹ́ẹ̀bù yìí.',
   error_identity: 'A kò lè jẹ́rìí sí ẹni tí ẹ jẹ́.',
   sending: 'Ó ń fi ránṣẹ́…',
+  action_confirm_title: 'Jọ̀wọ́ fìdí rẹ̀ múlẹ̀',
+  action_confirm: 'Fìdí rẹ̀ múlẹ̀',
+  action_confirmed: 'A ti fìdí rẹ̀ múlẹ̀',
+  action_cancelled: 'A ti fagilé e',
+  action_gone: 'Ìbéèrè yìí kò dúró de ìdáhùn yín mọ́.',
 };

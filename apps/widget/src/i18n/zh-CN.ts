@@ -52,4 +52,9 @@ export const zhCN: Messages = {
   error_origin: '此网站未启用该聊天。',
   error_identity: '无法确认您的身份。',
   sending: '正在发送…',
+  action_confirm_title: '请确认',
+  action_confirm: '确认',
+  action_confirmed: '已确认',
+  action_cancelled: '已取消',
+  action_gone: '此请求已不再等待您的答复。',
 };
