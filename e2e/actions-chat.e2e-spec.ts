@@ -200,6 +200,36 @@ describe('actions in conversations: the loop, confirmation, verified visitors, t
     expect((await calls()).at(-1)).toMatchObject({ action_name: 'cancel_order', state: 'cancelled', error: 'expired' });
   });
 
+  it('a malformed decision is a 400 in the spec\'s shape, before anything runs or is counted', async () => {
+    const session = await newSession();
+    const used = async () => Number((await db.query(`SELECT coalesce(sum(messages), 0)::int AS n FROM chat.widget_usage WHERE tenant_id = $1`, [ws.id])).rows[0].n);
+    const before = await used();
+    const bad: unknown[] = [
+      { call_id: 42, confirm: true },
+      { call_id: 'call_1', confirm: 'yes' },
+      { call_id: '', confirm: true },
+      { call_id: 'x'.repeat(201), confirm: true },
+      { call_id: 'call_1', confirm: true, run_anyway: true },
+      'call_1',
+      [{ call_id: 'call_1', confirm: true }],
+    ];
+    for (const action_confirmation of bad) {
+      const res = await fetch(widget('chat'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ sessionId: session, message: 'Confirm', action_confirmation }) });
+      const body = await res.json();
+      expect([JSON.stringify(action_confirmation), res.status]).toEqual([JSON.stringify(action_confirmation), 400]);
+      expect(JSON.stringify(body)).toContain('action_confirmation');
+    }
+    const api = await apiChat({ message: 'Confirm', sessionId: 'api-bad-1', action_confirmation: { call_id: 'call_1' } });
+    expect(api.status).toBe(400);
+    const body = (await api.json()) as any;
+    expect(body.success).toBe(false);
+    expect(JSON.stringify(body.error)).toContain('action_confirmation');
+    // A decision with no session: nothing waits in it.
+    const none = await apiChat({ message: 'Confirm', action_confirmation: { call_id: 'call_1', confirm: true } });
+    expect(none.status).toBe(409);
+    expect(await used()).toBe(before);
+  });
+
   it('an action for verified visitors is refused for an anonymous session and runs for an identified one, with the verified id only', async () => {
     // The model tries to name the customer itself: that is never what is sent.
     script = (body) => {

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { ValidateIf, ValidateNested } from 'class-validator';
+import { IsObject, ValidateIf, ValidateNested } from 'class-validator';
 
 /*
  * What a contract class says about itself beyond its validation rules: the words of the API
@@ -85,6 +85,10 @@ export function Nullable(): PropertyDecorator {
 /** The member holds an object of `cls` (or, with @IsArray, a list of them), validated as such. */
 export function Nested(cls: () => new () => object): PropertyDecorator {
   return (target, key) => {
+    // ValidateNested also takes an array of such objects: a member declared as one object must be one (400 otherwise).
+    // (The declared type is known when reflect-metadata is loaded, as in every service; without it, nothing is added.)
+    const declared = typeof Reflect.getMetadata === 'function' ? Reflect.getMetadata('design:type', target, key) : Array;
+    if (declared !== Array) IsObject()(target, key);
     ValidateNested()(target, key);
     Type(cls)(target, key);
     addMember(target.constructor, String(key), { nested: cls });
