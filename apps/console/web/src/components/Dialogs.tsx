@@ -4,6 +4,23 @@ import { ErrorMessage } from './Messages';
 import { CopyButton } from './CopyButton';
 import { ActionButton } from './ActionButton';
 
+/**
+ * The footer of a form in a dialog: a secondary button that closes it (disabled while the form is
+ * sent) and the form's submit button, showing that it is pending.
+ */
+export function FormDialogActions({ onCancel, pending, submit, cancel = 'Cancel' }: { onCancel: () => void; pending: boolean; submit: ReactNode; cancel?: string }) {
+  return (
+    <div className="dialog__actions">
+      <Button className="button button--secondary" onPress={onCancel} isDisabled={pending}>
+        {cancel}
+      </Button>
+      <ActionButton type="submit" className="button button--primary" isPending={pending}>
+        {submit}
+      </ActionButton>
+    </div>
+  );
+}
+
 /** When the element that opened a dialog is gone (a revoked row's button), focus the page heading. */
 function refocusPage() {
   window.setTimeout(() => {

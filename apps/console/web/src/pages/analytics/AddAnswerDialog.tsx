@@ -1,9 +1,9 @@
 import { useState } from 'react';
 import { Button, Dialog, DialogTrigger, Form, Heading, Modal, ModalOverlay } from 'react-aria-components';
 import { useAddAnswer } from '../../api/analytics';
-import { ActionButton } from '../../components/ActionButton';
 import { TextAreaInput, TextInput } from '../../components/Fields';
 import { ErrorMessage } from '../../components/Messages';
+import { FormDialogActions } from '../../components/Dialogs';
 
 /**
  * "Add an answer" to an unanswered question: the question (editable) and the answer become a Q&A
@@ -52,14 +52,7 @@ export function AddAnswerDialog({ workspaceId, question, botId, onAdded }: { wor
                 <ErrorMessage error={add.error} title="The answer was not added." />
                 <TextInput label="Question" name="question" isRequired maxLength={300} value={q} onChange={setQ} />
                 <TextAreaInput label="Answer" name="answer" isRequired maxLength={4000} rows={6} value={answer} onChange={setAnswer} description="What the bot should reply, up to 4000 characters." />
-                <div className="dialog__actions">
-                  <Button className="button button--secondary" onPress={close} isDisabled={add.isPending}>
-                    Cancel
-                  </Button>
-                  <ActionButton type="submit" className="button button--primary" isPending={add.isPending}>
-                    Save answer
-                  </ActionButton>
-                </div>
+                <FormDialogActions onCancel={close} pending={add.isPending} submit="Save answer" />
               </Form>
             )}
           </Dialog>

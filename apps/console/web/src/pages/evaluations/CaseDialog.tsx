@@ -1,11 +1,11 @@
 import { useState, type ReactNode } from 'react';
 import { Button, Dialog, DialogTrigger, Form, Heading, Modal, ModalOverlay } from 'react-aria-components';
 import type { CreateEvalCase, EvalCase } from '../../api/types';
-import { ActionButton } from '../../components/ActionButton';
 import { ErrorMessage } from '../../components/Messages';
 import { fieldErrors } from '../../lib/field-errors';
 import { factsOf } from '../../lib/evaluations';
 import { CaseFields, emptyDraft, type CaseDraft } from './CaseFields';
+import { FormDialogActions } from '../../components/Dialogs';
 
 export const draftOf = (c: EvalCase): CaseDraft => ({ question: c.question, language: c.language ?? '', expect: c.expect, facts: c.facts.join('\n') });
 
@@ -68,14 +68,7 @@ export function CaseDialog({ trigger, triggerLabel, triggerClass = 'button butto
                 <ErrorMessage error={error} title="The case was not saved." />
                 {extra}
                 <CaseFields draft={draft} onChange={setDraft} />
-                <div className="dialog__actions">
-                  <Button className="button button--secondary" onPress={close} isDisabled={isPending}>
-                    Cancel
-                  </Button>
-                  <ActionButton type="submit" className="button button--primary" isPending={isPending}>
-                    {submit}
-                  </ActionButton>
-                </div>
+                <FormDialogActions onCancel={close} pending={isPending} submit={submit} />
               </Form>
             )}
           </Dialog>

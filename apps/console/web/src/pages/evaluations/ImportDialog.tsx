@@ -2,10 +2,10 @@ import { useState } from 'react';
 import { Button, Dialog, DialogTrigger, Form, Heading, Label, Modal, ModalOverlay, Radio, RadioGroup } from 'react-aria-components';
 import { useImportEvalCases } from '../../api/evaluations';
 import type { EvalImportResult } from '../../api/types';
-import { ActionButton } from '../../components/ActionButton';
 import { SelectInput } from '../../components/Fields';
 import { ErrorMessage } from '../../components/Messages';
 import { formatOfFile } from '../../lib/evaluations';
+import { FormDialogActions } from '../../components/Dialogs';
 
 /**
  * "Import": a CSV or JSONL file (read in the browser, sent as text) added to the test set or
@@ -108,14 +108,7 @@ export function ImportDialog({ workspaceId, botId, onImported }: { workspaceId: 
                     </Radio>
                   </div>
                 </RadioGroup>
-                <div className="dialog__actions">
-                  <Button className="button button--secondary" onPress={close} isDisabled={importCases.isPending}>
-                    Cancel
-                  </Button>
-                  <ActionButton type="submit" className="button button--primary" isPending={importCases.isPending}>
-                    Import cases
-                  </ActionButton>
-                </div>
+                <FormDialogActions onCancel={close} pending={importCases.isPending} submit="Import cases" />
               </Form>
             )}
           </Dialog>

@@ -2,11 +2,11 @@ import { useState } from 'react';
 import { Button, Dialog, DialogTrigger, Form, Heading, Modal, ModalOverlay } from 'react-aria-components';
 import { useUpdateModelConnection } from '../../api/models';
 import type { ModelConnection, UpdateModelConnection } from '../../api/types';
-import { ActionButton } from '../../components/ActionButton';
 import { CheckboxField, TextInput } from '../../components/Fields';
 import { ErrorMessage } from '../../components/Messages';
 import { fieldErrors } from '../../lib/field-errors';
 import { baseUrlExample, baseUrlHint, MODEL_API_KEY_MAX, MODEL_BASE_URL_MAX, MODEL_CONNECTION_NAME_MAX, MODEL_NAME_MAX, modelExample, providerLabel } from '../../lib/models';
+import { FormDialogActions } from '../../components/Dialogs';
 
 /** Only what changed goes to the API (the audit log lists the members sent). */
 function changes(c: ModelConnection, name: string, baseUrl: string, model: string, newKey: string, removeKey: boolean): UpdateModelConnection {
@@ -102,14 +102,7 @@ export function EditModelConnectionDialog({ workspaceId, connection, describedBy
                     Remove key
                   </CheckboxField>
                 ) : null}
-                <div className="dialog__actions">
-                  <Button className="button button--secondary" onPress={close} isDisabled={update.isPending}>
-                    Cancel
-                  </Button>
-                  <ActionButton type="submit" className="button button--primary" isPending={update.isPending}>
-                    Save changes
-                  </ActionButton>
-                </div>
+                <FormDialogActions onCancel={close} pending={update.isPending} submit="Save changes" />
               </Form>
             )}
           </Dialog>

@@ -2,10 +2,10 @@ import { useState } from 'react';
 import { Button, Dialog, DialogTrigger, Form, Heading, Modal, ModalOverlay } from 'react-aria-components';
 import { useTestBotAction } from '../../../api/actions';
 import type { ActionTestResult, BotAction, TestBotAction } from '../../../api/types';
-import { ActionButton } from '../../../components/ActionButton';
 import { TextAreaInput } from '../../../components/Fields';
 import { ErrorMessage } from '../../../components/Messages';
 import { sampleInput } from './parameters';
+import { FormDialogActions } from '../../../components/Dialogs';
 
 /** What the endpoint answered: ok or failed in words (colour and icon only repeat them), the status, the time, and the body as text. */
 function TestResult({ result }: { result: ActionTestResult }) {
@@ -100,14 +100,7 @@ export function TestActionDialog({ workspaceId, botId, action, describedBy }: { 
                 />
                 <ErrorMessage error={test.error} title="The test did not run." />
                 {test.data && !test.isPending ? <TestResult result={test.data} /> : null}
-                <div className="dialog__actions">
-                  <Button className="button button--secondary" onPress={close} isDisabled={test.isPending}>
-                    Close
-                  </Button>
-                  <ActionButton type="submit" className="button button--primary" isPending={test.isPending}>
-                    Run test
-                  </ActionButton>
-                </div>
+                <FormDialogActions onCancel={close} pending={test.isPending} submit="Run test" cancel="Close" />
               </Form>
             )}
           </Dialog>
