@@ -257,6 +257,13 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description The visitor's decision on the action the session's last answer waits on (an `action` frame with state `awaiting_confirmation`). Unknown members are rejected (400). */
+        ActionConfirmation: {
+            /** @description The `call_id` of the waiting action frame. Another id (or none waiting) is refused with 409 `conflict`. */
+            call_id: string;
+            /** @description true: run it; false: cancel it (it does not run). */
+            confirm: boolean;
+        };
         /** @description A summary of the last 30 days. All five members are always present. */
         Analytics: {
             /** @description Messages per day. */
@@ -389,6 +396,8 @@ export interface components {
         };
         /** @description Body of POST /chat. Unknown members are rejected (400). */
         ChatRequest: {
+            /** @description Ours (issue 34): confirms or cancels the action the session's last answer waits on (an `action` frame with state `awaiting_confirmation`). Needs `sessionId`. */
+            action_confirmation?: components["schemas"]["ActionConfirmation"];
             /**
              * Format: uuid
              * @description Required for bot-restricted tokens. The bot chosen when an unrestricted token omits it is not specified.
@@ -951,6 +960,15 @@ export interface operations {
             402: components["responses"]["PaymentRequired"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            /** @description The `action_confirmation` names no action the session waits on: decided already, older than the confirmation window, or none (this implementation). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
             429: components["responses"]["TooManyRequests"];
             503: components["responses"]["ServiceUnavailable"];
         };

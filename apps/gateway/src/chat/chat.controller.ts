@@ -6,7 +6,7 @@ import { CallerContext, ChatRequest } from '@sa/contracts';
 import { Caller } from '../auth/caller.decorator';
 import { RequireScope } from '../auth/route-access.decorator';
 import { dto } from '../http/dto.pipe';
-import { ApiChatStream, ApiTokenErrors } from '../openapi/api-responses';
+import { ACTION_CONFLICT, ApiChatStream, ApiErrorObject, ApiTokenErrors } from '../openapi/api-responses';
 import { ChatStreamer } from './chat-streamer';
 
 export { sseFrame } from './chat-streamer';
@@ -35,6 +35,7 @@ export class ChatController {
     session: 'The conversation this turn belongs to (generated when no sessionId was sent). This implementation.',
     chatbot: 'The bot that answered, when there is one. This implementation.',
   })
+  @ApiErrorObject(409, ACTION_CONFLICT)
   async chat(@Caller() ctx: CallerContext, @Body(dto(ChatRequest, 'body')) body: ChatRequest, @Res() reply: FastifyReply): Promise<void> {
     await this.streamer.stream(ctx, body, 'api', reply);
   }

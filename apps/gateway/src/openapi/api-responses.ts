@@ -71,7 +71,13 @@ export const CHAT_STREAM_DESCRIPTION =
   'has `choices[0].delta.content`, a string fragment of the reply, and `finish_reason` null. The last frame says how the stream ended ' +
   '(this implementation): `finish_reason: "stop"` when the answer is complete and stored, or `"error"` with an `error` object ' +
   '`{code, message}` when it broke off; its `delta.content` is an empty string. There is no `data: [DONE]` frame. ' +
-  'Read incrementally until the stream closes; a stream that closes without a last frame broke off.';
+  'Read incrementally until the stream closes; a stream that closes without a last frame broke off. ' +
+  'When the bot calls one of its actions (this implementation), frames with an empty `delta.content` carry an additive `action` object ' +
+  '`{call_id, name, label, state, input?}`, state `running`, `done`, `failed`, `refused`, `awaiting_confirmation` or `cancelled`; ' +
+  'an `awaiting_confirmation` action is decided by the next message of the session with `action_confirmation: {call_id, confirm}`.';
+
+/** A decision (action_confirmation) on no call the session waits on. */
+export const ACTION_CONFLICT = 'The `action_confirmation` names no action the session waits on: decided already, older than the confirmation window, or none (this implementation).';
 
 export const CHAT_STREAM_EXAMPLE =
   'data: {"choices":[{"index":0,"delta":{"content":"Hello"},"finish_reason":null}]}\n\n' +

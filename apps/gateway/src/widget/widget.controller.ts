@@ -26,7 +26,7 @@ import { ChatStreamer } from '../chat/chat-streamer';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config/gateway.config';
 import { HandoffReplies } from './handoff-replies';
 import { dto } from '../http/dto.pipe';
-import { ApiChatStream, ApiWidgetErrors, RATE_HEADERS, WIDGET_CHAT_STREAM_DESCRIPTION, WIDGET_CHAT_STREAM_EXAMPLE } from '../openapi/api-responses';
+import { ACTION_CONFLICT, ApiChatStream, ApiErrorObject, ApiWidgetErrors, RATE_HEADERS, WIDGET_CHAT_STREAM_DESCRIPTION, WIDGET_CHAT_STREAM_EXAMPLE } from '../openapi/api-responses';
 import { ApiWidgetData, ApiWidgetOperation } from './widget-openapi';
 import { WidgetAccess } from './widget-access';
 import { WidgetCaller, WidgetCallerContext, WidgetRoute } from './widget.guard';
@@ -92,6 +92,7 @@ export class WidgetController {
     example: WIDGET_CHAT_STREAM_EXAMPLE,
   })
   @ApiWidgetErrors({ session: true })
+  @ApiErrorObject(409, ACTION_CONFLICT)
   async chat(@WidgetCaller() { ctx, botId }: WidgetCallerContext, @Body(dto(WidgetChatBody, 'body')) body: WidgetChatBody, @Res() reply: FastifyReply): Promise<void> {
     await this.streamer.stream(ctx, { ...body, chatbotId: botId }, 'widget', reply);
   }
