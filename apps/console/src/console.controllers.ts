@@ -8,7 +8,7 @@ import { PlaygroundController } from './bots/playground.controller';
 import { EvaluationsController } from './evaluations/evaluations.controller';
 import { ModelsController } from './models/models.controller';
 import { ActionsController } from './actions/actions.controller';
-import { McpServersController } from './actions/mcp-servers.controller';
+import { McpOAuthCallbackController, McpServersController } from './actions/mcp-servers.controller';
 import { TokenBudgetController } from './workspace/token-budget.controller';
 import { ConnectionsController } from './connections/connections.controller';
 import { KnowledgeController } from './knowledge/knowledge.controller';
@@ -62,6 +62,7 @@ export const CONSOLE_CONTROLLERS: Type[] = [
   EvaluationsController,
   ActionsController,
   McpServersController,
+  McpOAuthCallbackController,
   ConsoleOpenApiController,
 ];
 

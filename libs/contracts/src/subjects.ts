@@ -18,7 +18,21 @@ import {
   UpdateActionRequest,
   UpdateBotActionSettingsRequest,
 } from './actions';
-import { CreateMcpServerRequest, McpServerIdRequest, McpServersRequest, McpServerView, UpdateMcpServerRequest } from './action-sources';
+import {
+  CreateMcpServerRequest,
+  FinishMcpOAuthRequest,
+  McpOAuthFinishView,
+  McpOAuthFlowRequest,
+  McpOAuthFlowView,
+  McpOAuthStartView,
+  McpServerIdRequest,
+  McpServersRequest,
+  McpServerTokenRequest,
+  McpServerTokenView,
+  McpServerView,
+  StartMcpOAuthRequest,
+  UpdateMcpServerRequest,
+} from './action-sources';
 import { ConversationalLeadRequest, LeadView } from './leads';
 import { ConsoleChatMessageView, ConsoleConversationsRequest, ConsoleLeadsRequest, LeadIdRequest, LeadStatusChangeView, UpdateLeadStatusRequest } from './records-console';
 import {
@@ -284,6 +298,14 @@ export const RPC = {
   'bots.mcp-server.delete': rpc<McpServerIdRequest, McpServerView>(McpServerIdRequest),
   /** Connects, lists the tools and stores them; a failure is the view's `error`, not an error of the RPC. */
   'bots.mcp-server.sync': rpc<McpServerIdRequest, McpServerView>(McpServerIdRequest),
+  /** OAuth as a client: discovery, registration, PKCE; answers the authorization URL (state and verifier kept with the server, 10 min). */
+  'bots.mcp-server.oauth-start': rpc<StartMcpOAuthRequest, McpOAuthStartView>(StartMcpOAuthRequest),
+  /** The server a callback's state belongs to, for the person who started it (invalid_token otherwise); consumes nothing. */
+  'bots.mcp-server.oauth-flow': rpc<McpOAuthFlowRequest, McpOAuthFlowView>(McpOAuthFlowRequest, false),
+  /** The callback: the state checked and spent, the code exchanged, the tokens sealed, a sync. */
+  'bots.mcp-server.oauth-finish': rpc<FinishMcpOAuthRequest, McpOAuthFinishView>(FinishMcpOAuthRequest),
+  /** Chat: a fresh OAuth access token (refreshed when expired or refused), sealed. */
+  'bots.mcp-server.token': rpc<McpServerTokenRequest, McpServerTokenView>(McpServerTokenRequest),
 } as const;
 
 export type RpcSubject = keyof typeof RPC;

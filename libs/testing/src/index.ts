@@ -9,3 +9,4 @@ export * from './factories/chat-events';
 export * from './integration/domain-errors';
 export * from './files/hostile-files';
 export * from './http/local-mcp-server';
+export * from './http/local-oauth-server';

@@ -1,5 +1,20 @@
 import { Controller } from '@nestjs/common';
-import { CallerContext, CreateMcpServerRequest, McpServerIdRequest, McpServersRequest, McpServerView, UpdateMcpServerRequest } from '@sa/contracts';
+import {
+  CallerContext,
+  CreateMcpServerRequest,
+  FinishMcpOAuthRequest,
+  McpOAuthFinishView,
+  McpOAuthFlowRequest,
+  McpOAuthFlowView,
+  McpOAuthStartView,
+  McpServerIdRequest,
+  McpServersRequest,
+  McpServerTokenRequest,
+  McpServerTokenView,
+  McpServerView,
+  StartMcpOAuthRequest,
+  UpdateMcpServerRequest,
+} from '@sa/contracts';
 import { RpcHandler } from '@sa/messaging';
 import { McpServersService } from './mcp-servers.service';
 
@@ -31,5 +46,27 @@ export class McpServersHandler {
   @RpcHandler('bots.mcp-server.sync')
   sync(req: McpServerIdRequest, ctx: CallerContext): Promise<McpServerView> {
     return this.servers.sync(ctx, req.botId, req.serverId);
+  }
+
+  @RpcHandler('bots.mcp-server.oauth-start')
+  oauthStart(req: StartMcpOAuthRequest, ctx: CallerContext): Promise<McpOAuthStartView> {
+    return this.servers.oauthStart(ctx, req);
+  }
+
+  /** No caller context: the callback's state (its hash) is the key; the console checks the person's role next. */
+  @RpcHandler('bots.mcp-server.oauth-flow')
+  oauthFlow(req: McpOAuthFlowRequest): Promise<McpOAuthFlowView> {
+    return this.servers.oauthFlow(req);
+  }
+
+  @RpcHandler('bots.mcp-server.oauth-finish')
+  oauthFinish(req: FinishMcpOAuthRequest, ctx: CallerContext): Promise<McpOAuthFinishView> {
+    return this.servers.oauthFinish(ctx, req);
+  }
+
+  /** Chat: a fresh OAuth access token, sealed. */
+  @RpcHandler('bots.mcp-server.token')
+  token(req: McpServerTokenRequest, ctx: CallerContext): Promise<McpServerTokenView> {
+    return this.servers.token(ctx, req);
   }
 }

@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { discoverAuthorizationServerMetadata, exchangeAuthorization, refreshAuthorization, registerClient, startAuthorization } from '@modelcontextprotocol/sdk/client/auth.js';
 import { HumanMessage, SystemMessage } from '@langchain/core/messages';
 import { ACTION_MAX_RESULT_CHARS } from '@sa/actions';
 import type { McpServerSpec, McpToolSpec, ModelConnectionSpec } from '@sa/contracts';
@@ -6,7 +7,7 @@ import { connectionCalls } from '@sa/llm-config';
 import { DEFAULT_OUTBOUND_POLICY, outboundPolicy } from '@sa/net-guard';
 import { SecretBox } from '@sa/secret-box';
 // Test-only dependency.
-import { type LocalMcpServer, startLocalMcpServer, startModelStandIn, toolResultsOf, toolsOf } from '@sa/testing';
+import { type LocalMcpServer, startLocalMcpServer, startLocalOAuthServer, startModelStandIn, toolResultsOf, toolsOf } from '@sa/testing';
 import { createConnectionChatModel } from '../answer/chat-model';
 import { mcpTools } from './mcp-tools';
 import { type LoopEvent, toolLoop } from './tool-loop';
@@ -17,7 +18,9 @@ import { type LoopEvent, toolLoop } from './tool-loop';
  * through the guard with the token (opened from its seal for the call), the token is in no
  * outcome even when the server echoes it, bad input and the policy stop a call before it leaves,
  * failures are outcomes; and through the loop with the OpenAI stand-in, the model's call reaches
- * the server and the answer uses its result.
+ * the server and the answer uses its result. With OAuth (a real authorization server, oidc-provider):
+ * an expired access token, or one the server refuses, is traded once through `freshAuth` (in the
+ * app: bots.mcp-server.token; here the same refresh with the SDK) and the call goes through.
  */
 
 const TOKEN = `mcp-chat-${randomBytes(8).toString('hex')}`;
@@ -149,6 +152,64 @@ describe('mcpTools', () => {
       expect(JSON.stringify(standIn.requests.map((r) => r.body))).not.toContain(TOKEN);
     } finally {
       await standIn.close();
+    }
+  });
+});
+
+describe('mcpTools with an OAuth access token', () => {
+  const REDIRECT = 'http://127.0.0.1:9/callback';
+  it('trades an expired token before the call, and a refused one after the 401, once; the tokens are in no outcome', async () => {
+    const rs = await startLocalMcpServer();
+    const as = await startLocalOAuthServer({ resource: rs.url });
+    rs.oauth = { authorizationServer: as.issuer, active: (t) => as.active(t) };
+    try {
+      // A connection as the bots service makes it (the SDK's functions, the consent page's Allow).
+      const metadata = await discoverAuthorizationServerMetadata(as.issuer);
+      const client = await registerClient(as.issuer, { metadata, clientMetadata: { client_name: 't', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] } });
+      const { authorizationUrl, codeVerifier } = await startAuthorization(as.issuer, { metadata, clientInformation: client, redirectUrl: REDIRECT, resource: new URL(rs.url), state: 's1', scope: 'orders:read orders:write' });
+      const back = await as.consent(authorizationUrl.toString());
+      let tokens = await exchangeAuthorization(as.issuer, { metadata, clientInformation: client, authorizationCode: back.searchParams.get('code')!, codeVerifier, redirectUri: REDIRECT, resource: new URL(rs.url) });
+      const asked: (string | null)[] = [];
+      const freshAuth = async (serverId: string, staleHash: string | null) => {
+        expect(serverId).toBe('s1');
+        asked.push(staleHash);
+        tokens = await refreshAuthorization(as.issuer, { metadata, clientInformation: client, refreshToken: tokens.refresh_token!, resource: new URL(rs.url) });
+        return box.seal(JSON.stringify({ type: 'oauth', token: tokens.access_token, expires_at: new Date(Date.now() + 3600_000).toISOString() }));
+      };
+      const policy = outboundPolicy({ allowedPorts: [rs.port, as.port], allowCidrs: ['127.0.0.1/32'] });
+      const spec = (token: string, expires_at: string | null): McpServerSpec => ({
+        id: 's1',
+        name: 'shop',
+        url: rs.url,
+        auth_sealed: box.seal(JSON.stringify({ type: 'oauth', token, expires_at })),
+        tools: [toolSpec('order_status'), toolSpec('echo_auth')],
+        updated_at: '2026-11-29T00:00:00.000Z',
+      });
+      const first = tokens.access_token;
+
+      // Expired by its date: traded before the call (no stale hash: nothing was refused).
+      const expired = mcpTools([spec(first, new Date(Date.now() - 1000).toISOString())], { box, policy, freshAuth, call: { allowHttp: true, timeoutMs: 5000 } });
+      const ok = await run(expired, 'shop_order_status', { order_id: 'A-1' });
+      expect(ok).toMatchObject({ ok: true });
+      expect(asked).toEqual([null]);
+
+      // Refused by the server (401) while its date says fresh: traded with the refused token's hash, called again.
+      const second = tokens.access_token;
+      rs.refuse.add(second);
+      const refusedOnce = mcpTools([spec(second, new Date(Date.now() + 3600_000).toISOString())], { box, policy, freshAuth, call: { allowHttp: true, timeoutMs: 5000 } });
+      const echoed = await run(refusedOnce, 'shop_echo_auth', {});
+      expect(echoed.ok).toBe(true);
+      expect(asked).toEqual([null, createHash('sha256').update(second).digest('hex')]);
+      expect(echoed.result).toBe('you sent: Bearer [redacted]');
+      for (const t of [first, second, tokens.access_token]) expect(JSON.stringify([ok, echoed])).not.toContain(t);
+
+      // Without freshAuth (or when it has nothing), a refusal is the outcome: no loop.
+      rs.refuse.add(tokens.access_token);
+      const none = mcpTools([spec(tokens.access_token, null)], { box, policy, freshAuth: async () => null, call: { allowHttp: true, timeoutMs: 5000 } });
+      expect(await run(none, 'shop_order_status', { order_id: 'A-1' })).toMatchObject({ ok: false, error: 'unauthorized' });
+    } finally {
+      await as.stop();
+      await rs.stop();
     }
   });
 });

@@ -101,7 +101,14 @@ export class TurnActions {
       // A name is the model's only handle on a tool: the bot's own action keeps a name a built-in would take.
       const taken = new Set(own.map((t) => t.name.toLowerCase()));
       const offered = [...own, ...builtins.filter((t) => !taken.has(t.name.toLowerCase()))];
-      const remote = mcpTools(specs.mcp_servers ?? [], { box: this.box, policy: this.policy, reserved: offered.map((t) => t.name) });
+      const remote = mcpTools(specs.mcp_servers ?? [], {
+        box: this.box,
+        policy: this.policy,
+        reserved: offered.map((t) => t.name),
+        // OAuth: an access token that expired or was refused is traded for a fresh one (the bots service refreshes).
+        freshAuth: async (serverId, staleHash) =>
+          (await this.rpc.send('bots.mcp-server.token', { botId: c.bot.id, serverId, ...(staleHash ? { stale_hash: staleHash } : {}) }, c.ctx)).auth_sealed,
+      });
       // MCP's ask_bot shows no action frames and takes no decision: a call that needs the visitor is not offered there.
       const tools = [...offered, ...remote].filter((t) => c.channel !== 'mcp' || !t.confirm);
       return tools.length ? { tools, maxCalls: specs.settings.max_calls_per_turn, externalUserId } : null;

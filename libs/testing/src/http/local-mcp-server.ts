@@ -13,6 +13,11 @@ import { z } from 'zod';
  * an order is), `cancel_order` (a write), `echo_auth` (echoes the Authorization header it got, to
  * show the token is cut out of results), `fail` (an error result) and `slow` (answers after
  * `slowMs`). Over https with a certificate when given one (e2e, the bots service trusting it).
+ * With `oauth` set (after start: the authorization server needs this server's URL first) it is
+ * an OAuth protected resource (RFC 9728): its metadata names the authorization server, a request
+ * without an active token (asked of the authorization server: introspection) is a 401 with
+ * `WWW-Authenticate: Bearer resource_metadata=…`; `refuse` turns away tokens it still considers
+ * active (a revocation the client learns of from a 401).
  */
 
 export interface LocalMcpServer {
@@ -26,6 +31,10 @@ export interface LocalMcpServer {
   slowMs: number;
   /** The answer of every request before the MCP transport sees it (e.g. a redirect); null: none. */
   override: ((req: IncomingMessage, res: ServerResponse) => boolean) | null;
+  /** OAuth protection: the authorization server and how to check a token (e.g. LocalOAuthServer.active); null: none. */
+  oauth: { authorizationServer: string; active: (token: string) => Promise<boolean>; scopes?: string[] } | null;
+  /** Access tokens refused even while active. */
+  refuse: Set<string>;
   stop(): Promise<void>;
 }
 
@@ -56,7 +65,7 @@ function readBody(req: IncomingMessage): Promise<unknown> {
 
 export async function startLocalMcpServer(opts: LocalMcpServerOptions = {}): Promise<LocalMcpServer> {
   const path = opts.path ?? '/mcp';
-  const state: Omit<LocalMcpServer, 'url' | 'port' | 'stop'> = { seen: [], calls: [], slowMs: 0, override: null };
+  const state: Omit<LocalMcpServer, 'url' | 'port' | 'stop'> = { seen: [], calls: [], slowMs: 0, override: null, oauth: null, refuse: new Set() };
 
   const mcpServer = (): McpServer => {
     const server = new McpServer({ name: 'local-shop', version: '1.0.0' });
@@ -83,10 +92,18 @@ export async function startLocalMcpServer(opts: LocalMcpServerOptions = {}): Pro
     return server;
   };
 
+  const out = state as LocalMcpServer;
   const handler = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://local');
     state.seen.push({ method: req.method ?? '', path: url.pathname, headers: req.headers });
     if (state.override?.(req, res)) return;
+    const metadataPath = `/.well-known/oauth-protected-resource${path}`;
+    if (state.oauth && url.pathname === metadataPath) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(
+        JSON.stringify({ resource: out.url, authorization_servers: [state.oauth.authorizationServer], scopes_supported: state.oauth.scopes ?? ['orders:read', 'orders:write'], bearer_methods_supported: ['header'] }),
+      );
+      return;
+    }
     if (url.pathname !== path) {
       res.writeHead(404).end();
       return;
@@ -94,6 +111,14 @@ export async function startLocalMcpServer(opts: LocalMcpServerOptions = {}): Pro
     if (opts.token !== undefined && req.headers['authorization'] !== `Bearer ${opts.token}`) {
       res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' }).end(JSON.stringify({ error: 'unauthorized' }));
       return;
+    }
+    if (state.oauth) {
+      const bearer = /^Bearer (.+)$/.exec(req.headers['authorization'] ?? '')?.[1];
+      if (!bearer || state.refuse.has(bearer) || !(await state.oauth.active(bearer))) {
+        const metadata = `${new URL(out.url).origin}${metadataPath}`;
+        res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': `Bearer error="invalid_token", resource_metadata="${metadata}"` }).end(JSON.stringify({ error: 'invalid_token' }));
+        return;
+      }
     }
     if (req.method !== 'POST') {
       // Stateless: no standalone stream, no sessions to end.
@@ -117,7 +142,6 @@ export async function startLocalMcpServer(opts: LocalMcpServerOptions = {}): Pro
   const server: Server = opts.tls ? createHttpsServer({ key: opts.tls.key, cert: opts.tls.cert }, onRequest) : createHttpServer(onRequest);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  const out = state as LocalMcpServer;
   out.port = port;
   out.url = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${port}${path}`;
   out.stop = async () => {

@@ -4,7 +4,8 @@ import type { paths } from './schema';
 
 /*
  * A bot's remote MCP servers (issue 34, item 3): GET/POST …/bots/{botId}/mcp-servers, PATCH and
- * DELETE …/{serverId}, POST …/{serverId}/sync. The token is write-only: views say `has_token`.
+ * DELETE …/{serverId}, POST …/{serverId}/sync, POST …/{serverId}/oauth/start (Connect). Tokens
+ * and the client secret are write-only: views say `has_token` and `oauth.has_client_secret`.
  */
 
 type ServersPath = '/workspaces/{workspaceId}/bots/{botId}/mcp-servers';
@@ -65,5 +66,17 @@ export function useSyncMcpServer(workspaceId: string, botId: string) {
   return useMutation({
     mutationFn: async (serverId: string) => (await unwrap(api.POST('/workspaces/{workspaceId}/bots/{botId}/mcp-servers/{serverId}/sync', serverPath(workspaceId, botId, serverId)))).data,
     onSettled: refresh,
+  });
+}
+
+/**
+ * Connect (OAuth): the console's server starts the authorization and answers where to send the
+ * browser; the authorization server sends it back to the console's callback, then to this page.
+ */
+export function useStartMcpOAuth(workspaceId: string, botId: string) {
+  return useMutation({
+    mutationFn: async (serverId: string) =>
+      (await unwrap(api.POST('/workspaces/{workspaceId}/bots/{botId}/mcp-servers/{serverId}/oauth/start', serverPath(workspaceId, botId, serverId)))).data,
+    onSuccess: (started) => window.location.assign(started.authorization_url),
   });
 }

@@ -101,6 +101,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/oauth/mcp-callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The OAuth callback of a Connect
+         * @description The authorization server's redirect after a Connect (a browser navigation, not for programs): `state` and `code`, or `error`. Answers 303 to the bot's page with `mcp_oauth=connected` or `mcp_oauth=failed` and `mcp_oauth_message`. 400 `invalid_token`: the state is unknown, used, expired or another person's; nothing is stored.
+         */
+        get: operations["finishMcpServerOAuth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -831,6 +851,28 @@ export interface paths {
          *     Required role: `admin` or above.
          */
         patch: operations["updateBotMcpServer"];
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/bots/{botId}/mcp-servers/{serverId}/oauth/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Connect an MCP server with OAuth
+         * @description For a server with `auth: oauth`: finds its authorization server (RFC 9728, RFC 8414), registers the bot there unless the server has a client id (RFC 7591), and answers the authorization URL (PKCE S256, a one-time state) to send the browser to. The authorization server sends the browser back to the console's callback, which connects the bot and syncs; the flow must come back within 10 minutes, from the person who started it. 400: the server does not use OAuth, or its authorization server cannot be reached or used (the reason).
+         *
+         *     Required role: `admin` or above.
+         */
+        post: operations["startBotMcpServerOAuth"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/workspaces/{workspaceId}/bots/{botId}/mcp-servers/{serverId}/sync": {
@@ -2974,10 +3016,33 @@ export interface components {
             /** @description Why the API is locked and what unlocks it; null when it is not. */
             reason: string | null;
         };
-        /** @description A remote MCP server whose tools are actions of the bot. The token is write-only: `has_token` says whether one is stored. */
+        /** @description How the bot signs in to an MCP server with `auth: oauth`. Secrets (client secret, tokens) are write-only or never shown. */
+        McpOAuth: {
+            /** @description The authorization server found at the last Connect (RFC 9728 → RFC 8414); null: never connected. */
+            authorization_server: string | null;
+            /** @description The client id the owner gave; null: the bot registers itself with the authorization server (dynamic client registration, RFC 7591) when it connects. */
+            client_id: string | null;
+            /** @description Whether a client secret is stored (with an owner-given client id). */
+            has_client_secret: boolean;
+            /** @description The scope asked for; null: the server's advertised scopes (its protected resource metadata). */
+            scope: string | null;
+            /**
+             * Format: date-time
+             * @description When the stored access token expires (it is refreshed before, with the refresh token); null: not connected, or no expiry given.
+             */
+            token_expires_at: string | null;
+        };
+        /** @description A started Connect: send the browser to `authorization_url` before `expires_at`. */
+        McpOAuthStart: {
+            /** @description The authorization server's page, with the bot's client id, a PKCE challenge (S256) and a one-time state. */
+            authorization_url: string;
+            /** Format: date-time */
+            expires_at: string;
+        };
+        /** @description A remote MCP server whose tools are actions of the bot. Tokens are write-only: `has_token` says whether one is stored (with OAuth: whether the bot is connected). */
         McpServer: {
             /**
-             * @description How the bot authenticates: none, or a bearer token (sent as `Authorization: Bearer …`). `oauth` is reserved (not yet offered).
+             * @description How the bot authenticates: none, a bearer token (sent as `Authorization: Bearer …`), or OAuth as a client (Connect in the console).
              * @enum {string}
              */
             auth: "none" | "bearer" | "oauth";
@@ -2987,7 +3052,7 @@ export interface components {
             created_at: string;
             /** @description Why the last sync failed (blocked, timeout, refused, …); null: it worked or none ran. The tools of the sync before stay. */
             error: string | null;
-            /** @description Whether a token is stored. The token itself is never returned. */
+            /** @description Whether a token is stored (OAuth: the bot is connected). The token itself is never returned. */
             has_token: boolean;
             /** Format: uuid */
             id: string;
@@ -2998,6 +3063,8 @@ export interface components {
             last_synced_at: string | null;
             /** @description The server's short name, the prefix of its tools' names for the model; unique per bot (case-insensitive). */
             name: string;
+            /** @description With `auth: oauth`: its settings and state; null otherwise. */
+            oauth: components["schemas"]["McpOAuth"] | null;
             /** @description Tools the last successful sync left out (a schema not accepted, a name too long, past the cap). */
             skipped: components["schemas"]["McpSkippedTool"][];
             /** @description The tools of the last successful sync, in the order the server listed them. */
@@ -3010,23 +3077,35 @@ export interface components {
         /** @description A new MCP server. Unknown members are rejected (400). A bot has at most 5 (409). Its tools come with a sync. */
         McpServerCreate: {
             /**
-             * @description `bearer` needs `token`; `none` takes none. Left out: `bearer` with a token, `none` without.
+             * @description `bearer` needs `token`; `none` takes none; `oauth` takes the `oauth_*` members and is connected afterwards (Connect). Left out: `bearer` with a token, `none` without.
              * @enum {string}
              */
-            auth?: "none" | "bearer";
+            auth?: "none" | "bearer" | "oauth";
             /** @description 1 to 20 letters, digits or `-`, starting with a letter: the prefix of the server's tools for the model (`shop` → `shop_order_status`). Unique per bot, case-insensitive (409). */
             name: string;
+            /** @description With `auth: oauth`: a client id registered for this bot at the server's authorization server (redirect URI: the console's public URL + `/api/oauth/mcp-callback`), up to 500 characters. Left out: the bot registers itself (dynamic client registration) when it connects. */
+            oauth_client_id?: string;
+            /** @description With `oauth_client_id`: its secret, when the authorization server gave one (a confidential client). Write-only: stored encrypted, never shown again. */
+            oauth_client_secret?: string;
+            /** @description With `auth: oauth`: the scope to ask for (space-separated), up to 1000 characters. Left out: the scopes the server advertises. */
+            oauth_scope?: string;
             /** @description With `auth: bearer`: the token, 1 to 4000 characters of one line. Write-only: stored encrypted, never shown again. */
             token?: string;
             /** @description The server's MCP endpoint: https only, up to 2000 characters, no credentials (the token goes in `token`). */
             url: string;
         };
-        /** @description A change; members left out stay as they are. A URL of another origin needs the token given again (400 otherwise): a stored token only goes where it was given for. `auth: none` removes the token. Unknown members are rejected (400). */
+        /** @description A change; members left out stay as they are. A URL of another origin needs the token given again (400 otherwise): a stored token only goes where it was given for; with OAuth, it disconnects (Connect again). `auth: none` removes the token; a change of `auth` or of the OAuth client disconnects. Unknown members are rejected (400). */
         McpServerUpdate: {
             /** @enum {string} */
-            auth?: "none" | "bearer";
+            auth?: "none" | "bearer" | "oauth";
             /** @description 1 to 20 letters, digits or `-`, starting with a letter: the prefix of the server's tools for the model (`shop` → `shop_order_status`). Unique per bot, case-insensitive (409). */
             name?: string;
+            /** @description With `auth: oauth`: a client id registered for this bot at the server's authorization server (redirect URI: the console's public URL + `/api/oauth/mcp-callback`), up to 500 characters. Left out: the bot registers itself (dynamic client registration) when it connects. null: register dynamically again (forgets the secret). */
+            oauth_client_id?: string | null;
+            /** @description With `oauth_client_id`: its secret, when the authorization server gave one (a confidential client). Write-only: stored encrypted, never shown again. Left out: the stored one is kept (a new client id without a secret forgets it). */
+            oauth_client_secret?: string;
+            /** @description With `auth: oauth`: the scope to ask for (space-separated), up to 1000 characters. Left out: the scopes the server advertises. null: the advertised ones. */
+            oauth_scope?: string | null;
             /** @description With `auth: bearer`: the token, 1 to 4000 characters of one line. Write-only: stored encrypted, never shown again. Left out: the stored one is kept. */
             token?: string;
             /** @description Flags of tools of the last sync. */
@@ -3799,6 +3878,74 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["OauthInteractionDone"];
                 };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    finishMcpServerOAuth: {
+        parameters: {
+            query: {
+                code?: string;
+                error?: string;
+                iss?: string;
+                state: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the bot's page, with the outcome. */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
             400: {
@@ -6755,6 +6902,86 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: components["schemas"]["McpServer"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `conflict` or `last_owner`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    startBotMcpServerOAuth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                serverId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where to send the browser, and until when. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["McpOAuthStart"];
                     };
                 };
             };
