@@ -93,7 +93,13 @@ describe('the widget script (GET /widget/v1/embed.js) on a page of another origi
     await dialog.locator('button[aria-pressed="true"]').waitFor();
     expect(await helpful.getAttribute('aria-pressed')).toBe('true');
     expect((await ws.api.get(`/analytics?chatbotId=${bot}`)).body.data.feedback.positive).toBe(1);
-    expect(await dialog.locator('[aria-live="polite"]').count()).toBe(1);
+    // The answer is announced from one live region, the log; the other polite region is the actions'
+    // status line (issue 34), empty while no action runs.
+    const live = dialog.locator('[aria-live="polite"]');
+    const regions = await live.evaluateAll((els) => els.map((e) => ({ role: e.getAttribute('role'), text: (e.textContent ?? '').trim() })));
+    expect(regions.map((r) => r.role)).toEqual(['log', 'status']);
+    expect(regions[0]!.text).toContain('49 dollars');
+    expect(regions[1]!.text).toBe('');
     await expectNoSeriousAxeViolations(page, 'the open widget');
     const sessionId = await page.evaluate((key) => JSON.parse((globalThis as any).localStorage.getItem(key) ?? '{}').sessionId, `sa-widget:${bot}`);
     expect(typeof sessionId).toBe('string');
