@@ -6,7 +6,7 @@
 #   docker run                 -e DATABASE_URL=<administrator> -e <APP>_DATABASE_URL=... support-agent:latest node dist/tools/migrate/main.js
 #   docker run -it             -e GATEWAY_DATABASE_URL=... support-agent:latest node dist/tools/admin/main.js --help
 #
-# APP is one of: gateway bots knowledge chat leads bookings mcp webhook-dispatcher console evaluations.
+# APP is one of: gateway bots knowledge chat leads bookings mcp webhook-dispatcher console evaluations channels.
 # It can also be baked in at build time (docker build --build-arg APP=gateway ...).
 # Configuration is environment only: see deploy/README.md for every variable.
 #

@@ -42,6 +42,8 @@ function boundaries({ testFiles }) {
         { sourceTag: 'scope:webhook-dispatcher', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity', 'scope:webhooks'] },
         // Evaluations (issue 33) answer their cases through the real chat path, as the edges do (libs/edge's startChatTurn).
         { sourceTag: 'scope:evaluations', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity', 'scope:edge'] },
+        // Channels (issue 35) answer inbound messages through the real chat path (libs/edge's startChatTurn) and read the workspace's plan (libs/identity's entitlements).
+        { sourceTag: 'scope:channels', onlyDependOnLibsWithTags: ['scope:shared', 'scope:identity', 'scope:edge'] },
         // Secrets sealed at rest (widget identity secrets, model keys) use @sa/secret-box, which is shared.
         ...serviceScopes.map((s) => ({ sourceTag: `scope:${s}`, onlyDependOnLibsWithTags: ['scope:shared'] })),
       ],

@@ -41,7 +41,7 @@ const { randomBytes, randomUUID } = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { Client, Pool } = require('pg');
+const { Client } = require('pg');
 const infra = require('./lib/infra');
 const { cpuMeter } = require('./lib/cpu-meter');
 const { round } = require('./lib/load');
@@ -119,13 +119,7 @@ module.exports = {
     // Every listener on a free port: the benchmark runs beside `npm start` (3000-3002, 9464-9472).
     const ports = await infra.systemPorts(infra.loadLauncher().APPS);
     const env = {
-      DATABASE_URL: dbUrl,
-      NATS_URL: nats.url,
-      ...ports.env,
-      LOG_LEVEL: 'warn',
-      LOG_FORMAT: 'json',
-      NODE_ENV: 'production',
-      WEBHOOK_SECRET_KEY: webhookSecretKey,
+      ...infra.systemEnv({ dbUrl, nats, webhookSecretKey }, ports),
       RATE_LIMIT_REQUESTS: '1000000000',
       RATE_LIMIT_PREFIX: `sa:bench:${randomBytes(4).toString('hex')}:`,
       RPC_TIMEOUT_MS: '10000',
@@ -169,7 +163,7 @@ module.exports = {
     const questions = corpus.questions;
     ctx.log(`generated ${documents} FAQ pages and ${questions.length} questions in ${Date.now() - tc} ms`);
 
-    const pg = new Pool({ connectionString: dbUrl, max: 4, application_name: 'bench-chat' });
+    const pg = infra.pool({ connectionString: dbUrl, max: 4, application_name: 'bench-chat' });
     ctx.defer('close the pool', () => pg.end());
     const embeddings = new HashingEmbeddings();
     const embedderId = `hashing:${embeddings.model}:${embeddings.dimensions}`; // as createEmbeddingsFromConfig names it

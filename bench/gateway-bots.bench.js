@@ -131,13 +131,7 @@ module.exports = {
     // Every listener on a free port: the benchmark runs beside `npm start` (3000-3002, 9464-9472).
     const ports = await infra.systemPorts(infra.loadLauncher().APPS);
     const env = {
-      DATABASE_URL: dbUrl,
-      NATS_URL: nats.url,
-      ...ports.env,
-      LOG_LEVEL: 'warn',
-      LOG_FORMAT: 'json',
-      NODE_ENV: 'production',
-      WEBHOOK_SECRET_KEY: webhookSecretKey,
+      ...infra.systemEnv({ dbUrl, nats, webhookSecretKey }, ports),
       // The limiter is on the measured path but must never refuse.
       RATE_LIMIT_REQUESTS: '1000000000',
       RATE_LIMIT_PREFIX: rateLimitPrefix,

@@ -31,7 +31,7 @@ const { randomBytes, randomUUID } = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { Client, Pool } = require('pg');
+const { Client } = require('pg');
 const infra = require('./lib/infra');
 const { round } = require('./lib/load');
 const { mixedLanguageText, scriptShares } = require('./lib/mixed-text');
@@ -60,21 +60,6 @@ function stats(values) {
   return { p50: round(percentile(s, 50), 1), max: round(s[s.length - 1], 1), min: round(s[0], 1), mean: round(s.reduce((a, b) => a + b, 0) / s.length, 1), n: s.length, all: values.map((v) => round(v, 1)) };
 }
 
-async function api(baseUrl, token, method, urlPath, body) {
-  const res = await fetch(`${baseUrl}${urlPath}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const text = await res.text();
-  let json = null;
-  try {
-    json = text ? JSON.parse(text) : null;
-  } catch {
-    // not JSON: reported with the status below
-  }
-  return { status: res.status, body: json, text };
-}
 
 module.exports = {
   name: 'ingest',
@@ -94,13 +79,7 @@ module.exports = {
     // Every listener on a free port: the benchmark runs beside `npm start` (3000-3002, 9464-9472).
     const ports = await infra.systemPorts(infra.loadLauncher().APPS);
     const env = {
-      DATABASE_URL: dbUrl,
-      NATS_URL: nats.url,
-      ...ports.env,
-      LOG_LEVEL: 'warn',
-      LOG_FORMAT: 'json',
-      NODE_ENV: 'production',
-      WEBHOOK_SECRET_KEY: webhookSecretKey,
+      ...infra.systemEnv({ dbUrl, nats, webhookSecretKey }, ports),
       // 25 ms polling makes ~40 requests a second: the limiter must never refuse them.
       RATE_LIMIT_REQUESTS: '1000000000',
       RATE_LIMIT_PREFIX: `sa:bench:${randomBytes(4).toString('hex')}:`,
@@ -125,7 +104,7 @@ module.exports = {
     const shares = scriptShares(text);
     ctx.log(`text: ${text.length} characters, ${Buffer.byteLength(text)} UTF-8 bytes, % of characters: ${Object.entries(shares).map(([k, v]) => `${k} ${v}`).join(', ')}`);
 
-    const pool = new Pool({ connectionString: dbUrl, max: 4, application_name: 'bench-ingest-baseline' });
+    const pool = infra.pool({ connectionString: dbUrl, max: 4, application_name: 'bench-ingest-baseline' });
     ctx.defer('close the baseline pool', () => pool.end());
     const reader = new Client({ connectionString: dbUrl, application_name: 'bench-ingest-reader' });
     await reader.connect();
@@ -140,13 +119,13 @@ module.exports = {
     /** One ingest through the service; resolves with the client-side time-to-ready. */
     const serviceRun = async (label) => {
       const start = now();
-      const posted = await api(system.baseUrl, tok.token, 'POST', '/kb/ingest', { title: `Help centre (${label})`, text });
+      const posted = await infra.api(system.baseUrl, tok.token, 'POST', '/kb/ingest', { title: `Help centre (${label})`, text });
       if (posted.status !== 202) throw new Error(`POST /v1/kb/ingest answered ${posted.status}: ${posted.text.slice(0, 500)}`);
       const accepted = now();
       const id = posted.body.data.id;
       let polls = 0;
       for (;;) {
-        const list = await api(system.baseUrl, tok.token, 'GET', '/kb');
+        const list = await infra.api(system.baseUrl, tok.token, 'GET', '/kb');
         polls++;
         if (list.status !== 200) throw new Error(`GET /v1/kb answered ${list.status}: ${list.text.slice(0, 500)}`);
         const doc = list.body.data.find((d) => d.id === id);
@@ -221,11 +200,11 @@ module.exports = {
     /** POSTs a small document for `token` and polls until ready: the client-side time-to-ready and the document id. */
     const smallRun = async (label) => {
       const start = now();
-      const posted = await api(system.baseUrl, tok.token, 'POST', '/kb/ingest', { title: `Small (${label})`, text: small });
+      const posted = await infra.api(system.baseUrl, tok.token, 'POST', '/kb/ingest', { title: `Small (${label})`, text: small });
       if (posted.status !== 202) throw new Error(`POST /v1/kb/ingest answered ${posted.status}: ${posted.text.slice(0, 500)}`);
       const id = posted.body.data.id;
       for (;;) {
-        const list = await api(system.baseUrl, tok.token, 'GET', '/kb');
+        const list = await infra.api(system.baseUrl, tok.token, 'GET', '/kb');
         const doc = list.body?.data?.find((d) => d.id === id);
         if (doc?.status === 'ready') return { ms: now() - start, id };
         if (doc?.status === 'failed') throw new Error(`document ${id} failed: ${doc.failure_reason}`);
@@ -235,7 +214,7 @@ module.exports = {
     };
     const alone = await smallRun('alone');
     const backlogPosts = await Promise.all(
-      Array.from({ length: BACKLOG }, (_, i) => api(system.baseUrl, otherTok.token, 'POST', '/kb/ingest', { title: `Backlog ${i + 1}`, text: small })),
+      Array.from({ length: BACKLOG }, (_, i) => infra.api(system.baseUrl, otherTok.token, 'POST', '/kb/ingest', { title: `Backlog ${i + 1}`, text: small })),
     );
     const refused = backlogPosts.filter((r) => r.status !== 202);
     if (refused.length) throw new Error(`${refused.length} backlog documents were refused: ${refused[0].status} ${refused[0].text.slice(0, 300)}`);

@@ -11,7 +11,6 @@
 const { randomBytes } = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
-const { Pool } = require('pg');
 const infra = require('./lib/infra');
 const { round } = require('./lib/load');
 const { evaluate } = require('./lib/paraphrases');
@@ -33,7 +32,7 @@ module.exports = {
     const dbUrl = infra.databaseUrl(dbName);
     ctx.defer(`drop database ${dbName}`, () => infra.dropDatabase(dbName));
     infra.migrate(dbUrl);
-    const pool = new Pool({ connectionString: dbUrl, max: 4, application_name: 'bench-paraphrases' });
+    const pool = infra.pool({ connectionString: dbUrl, max: 4, application_name: 'bench-paraphrases' });
     ctx.defer('close the pool', () => pool.end());
 
     const result = await evaluate({ dist: DIST, pool, log: ctx.log });

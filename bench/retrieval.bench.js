@@ -21,190 +21,32 @@
 //
 // Environment: BENCH_RETRIEVAL_CHUNKS (100000), BENCH_RETRIEVAL_QUERIES (500),
 // BENCH_DIST_DIR (dist/, the compiled project).
-const { spawnSync } = require('node:child_process');
 const { randomBytes, randomUUID } = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
-const { Pool } = require('pg');
 const infra = require('./lib/infra');
 const { round } = require('./lib/load');
+const { bruteForce, embedAll, generateCorpus, now, rng, stats } = require('./lib/retrieval-corpus');
 
 const GOAL_P50_MS = 25;
 const GOAL_RECALL = 0.95;
 const K = 10;
 const DIM = 384;
-const CHUNKS = Number(process.env.BENCH_RETRIEVAL_CHUNKS || 100000);
-const QUERIES = Number(process.env.BENCH_RETRIEVAL_QUERIES || 500);
+// Read when the run starts, not when run.js loads this module: --smoke sets them after that.
+const sizes = () => ({ CHUNKS: Number(process.env.BENCH_RETRIEVAL_CHUNKS || 100000), QUERIES: Number(process.env.BENCH_RETRIEVAL_QUERIES || 500) });
 const WARMUP_QUERIES = 30;
 const DIST = process.env.BENCH_DIST_DIR ? path.resolve(process.env.BENCH_DIST_DIR) : path.join(infra.ROOT, 'dist');
 const STORE_JS = path.join(DIST, 'apps', 'knowledge', 'src', 'vector-store', 'postgres-vector-store.js');
 const HASHING_JS = path.join(DIST, 'apps', 'knowledge', 'src', 'embeddings', 'hashing-embeddings.js');
 
-// ---------------------------------------------------------------------------------------------
-// Deterministic text and vectors.
-function rng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 4294967296;
-  };
-}
-
-const EN = (
-  'account password reset login email invoice billing refund order shipping delivery tracking package return exchange warranty ' +
-  'subscription plan upgrade downgrade cancel trial payment card bank transfer receipt tax address profile settings notification ' +
-  'security two factor authentication code device mobile app desktop browser cookie privacy data export import report dashboard ' +
-  'integration api key webhook token limit quota error timeout support ticket agent chat hours holiday office phone contact ' +
-  'product price discount coupon voucher gift stock size color material care instructions manual setup install update version ' +
-  'bug crash slow sync backup restore delete archive share team member role permission admin owner invite language region currency'
-).split(' ');
-const DE = 'rechnung lieferung passwort konto bestellung rücksendung versand zahlung kündigung vertrag kunde hilfe öffnungszeiten garantie umtausch preis rabatt gutschein anmeldung sicherheit'.split(' ');
-const FR = 'facture livraison mot de passe compte commande retour expédition paiement abonnement client aide horaires garantie échange prix remise connexion sécurité'.split(' ');
-const ES = 'factura envío contraseña cuenta pedido devolución pago suscripción cliente ayuda horario garantía cambio precio descuento cupón seguridad'.split(' ');
-const CJK = ['密码', '重置', '账户', '登录', '订单', '发货', '退款', '发票', '支付', '客服', 'パスワード', '再設定', '注文', '配送', '返品', '請求書', 'お問い合わせ', '営業時間', '비밀번호', '주문', '배송', '환불'];
-const THAI = ['รหัสผ่าน', 'บัญชี', 'คำสั่งซื้อ', 'การจัดส่ง', 'คืนเงิน', 'ใบแจ้งหนี้', 'ชำระเงิน', 'ติดต่อ'];
-const SYLLABLES = 'ka lo mi ne tu ra vo si pe da fu gi ho ju ly mo nu pa qi re sa te va wi xo ye zu'.split(' ');
-
-function vocabulary() {
-  const r = rng(7);
-  const tail = new Set();
-  while (tail.size < 3000) {
-    const n = 2 + Math.floor(r() * 3);
-    let w = '';
-    for (let i = 0; i < n; i++) w += SYLLABLES[Math.floor(r() * SYLLABLES.length)];
-    tail.add(w);
-  }
-  // Rank order for the Zipf draw: the support words first, other languages interleaved, tail last.
-  const head = [];
-  for (let i = 0; i < EN.length; i++) {
-    head.push(EN[i]);
-    if (i < DE.length) head.push(DE[i]);
-    if (i < FR.length) head.push(FR[i]);
-    if (i < ES.length) head.push(ES[i]);
-  }
-  return [...head, ...tail];
-}
-
-function zipfSampler(n, s, r) {
-  const cdf = new Float64Array(n);
-  let sum = 0;
-  for (let i = 0; i < n; i++) {
-    sum += 1 / Math.pow(i + 1, s);
-    cdf[i] = sum;
-  }
-  return () => {
-    const x = r() * sum;
-    let lo = 0;
-    let hi = n - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cdf[mid] < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-}
-
-function generateCorpus(n) {
-  const words = vocabulary();
-  const r = rng(42);
-  const draw = zipfSampler(words.length, 1.0, r);
-  const pick = (list) => list[Math.floor(r() * list.length)];
-  const sentence = (len) => Array.from({ length: len }, () => words[draw()]).join(' ');
-  const chunks = [];
-  for (let i = 0; i < n; i++) {
-    let text = `${sentence(45 + Math.floor(r() * 40))}.`;
-    const roll = r();
-    if (roll < 0.06) text += ` ${Array.from({ length: 3 + Math.floor(r() * 4) }, () => pick(CJK)).join('')}。`;
-    else if (roll < 0.09) text += ` ${Array.from({ length: 3 + Math.floor(r() * 3) }, () => pick(THAI)).join('')}`;
-    chunks.push({ title: sentence(3), text });
-  }
-  const queries = [];
-  for (let i = 0; i < QUERIES; i++) {
-    if (r() < 0.6) {
-      const src = chunks[Math.floor(r() * n)];
-      const w = src.text.replace(/[.。]/g, '').split(' ');
-      const start = Math.floor(r() * Math.max(1, w.length - 8));
-      queries.push(`${r() < 0.3 ? 'how do I ' : ''}${w.slice(start, start + 4 + Math.floor(r() * 4)).join(' ')}`);
-    } else if (r() < 0.1) {
-      queries.push(Array.from({ length: 2 + Math.floor(r() * 3) }, () => pick(CJK)).join(''));
-    } else {
-      queries.push(sentence(3 + Math.floor(r() * 6)));
-    }
-  }
-  return { chunks, queries };
-}
-
-/** Texts -> one Float32Array of unit vectors (n x DIM), with the embedder used. */
-function embedAll(texts, ctx) {
-  const out = new Float32Array(texts.length * DIM);
-  if (fs.existsSync(HASHING_JS)) {
-    const { HashingEmbeddings } = require(HASHING_JS);
-    const e = new HashingEmbeddings({ dimensions: DIM });
-    const t0 = Date.now();
-    texts.forEach((t, i) => out.set(e.embedSync(t), i * DIM));
-    ctx.log(`embedded ${texts.length} texts with ${e.id} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-    return { vectors: out, embedder: e.id, source: `hashing embedder (${e.id}, dist/apps/knowledge/src/embeddings/hashing-embeddings.js)` };
-  }
-  // Clustered random unit vectors: 200 centres, each vector = centre + noise.
-  ctx.log('hashing embedder not built: seeded clustered random vectors');
-  const r = rng(99);
-  const gauss = () => Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
-  const centres = Array.from({ length: 200 }, () => Float32Array.from({ length: DIM }, gauss));
-  texts.forEach((_, i) => {
-    const c = centres[Math.floor(r() * centres.length)];
-    let norm = 0;
-    for (let d = 0; d < DIM; d++) {
-      const x = c[d] + 0.8 * gauss();
-      out[i * DIM + d] = x;
-      norm += x * x;
-    }
-    norm = Math.sqrt(norm);
-    for (let d = 0; d < DIM; d++) out[i * DIM + d] /= norm;
-  });
-  return { vectors: out, embedder: 'bench-random-v1-384', source: 'seeded clustered random unit vectors (200 clusters)' };
-}
-
-// ---------------------------------------------------------------------------------------------
-function percentile(sorted, p) {
-  if (!sorted.length) return null;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-function stats(ms) {
-  const s = [...ms].sort((a, b) => a - b);
-  return { p50: round(percentile(s, 50), 2), p90: round(percentile(s, 90), 2), p99: round(percentile(s, 99), 2), max: round(s[s.length - 1], 2), mean: round(s.reduce((a, b) => a + b, 0) / s.length, 2), n: s.length };
-}
-
-const now = () => Number(process.hrtime.bigint()) / 1e6;
-
-/** The baseline: exact top-k by a plain JavaScript dot product with every vector. */
-function bruteForce(vectors, n, bots, query, botId, k) {
-  const topS = new Float64Array(k).fill(-Infinity);
-  const topI = new Int32Array(k).fill(-1);
-  for (let i = 0, b = 0; i < n; i++, b += DIM) {
-    if (botId !== null && bots[i] !== null && bots[i] !== botId) continue;
-    let s = 0;
-    for (let d = 0; d < DIM; d++) s += vectors[b + d] * query[d];
-    if (s > topS[k - 1]) {
-      let j = k - 1;
-      while (j > 0 && topS[j - 1] < s) {
-        topS[j] = topS[j - 1];
-        topI[j] = topI[j - 1];
-        j--;
-      }
-      topS[j] = s;
-      topI[j] = i;
-    }
-  }
-  return { indices: Array.from(topI).filter((i) => i >= 0), scores: Array.from(topS) };
-}
-
 module.exports = {
   name: 'retrieval',
-  goal: `knowledge search p50 <= ${GOAL_P50_MS} ms with ${CHUNKS.toLocaleString('en')} chunks in one workspace (PostgresVectorStore vs brute force)`,
+  get goal() {
+    return `knowledge search p50 <= ${GOAL_P50_MS} ms with ${sizes().CHUNKS.toLocaleString('en')} chunks in one workspace (PostgresVectorStore vs brute force)`;
+  },
 
   async run(ctx) {
+    const { CHUNKS, QUERIES } = sizes();
     if (!fs.existsSync(STORE_JS)) throw new Error(`${path.relative(infra.ROOT, STORE_JS)} is missing: build first (npm run build)`);
     require('reflect-metadata'); // the compiled libs use decorators
     const { PostgresVectorStore } = require(STORE_JS);
@@ -212,25 +54,22 @@ module.exports = {
     const dbName = `sa_bench_${randomBytes(4).toString('hex')}`;
     const dbUrl = infra.databaseUrl(dbName);
     ctx.defer(`drop database ${dbName}`, () => infra.dropDatabase(dbName));
-    if (process.env.BENCH_DIST_DIR) {
-      const m = spawnSync(process.execPath, [path.join(DIST, 'tools', 'migrate', 'main.js')], { env: { ...process.env, DATABASE_URL: dbUrl }, encoding: 'utf8' });
-      if (m.status !== 0) throw new Error(`migrations failed:\n${m.stdout}\n${m.stderr}`);
-    } else {
-      infra.migrate(dbUrl);
-    }
+    infra.migrate(dbUrl, DIST);
     ctx.log(`database ${dbName} migrated`);
-    const pool = new Pool({ connectionString: dbUrl, max: 4, application_name: 'bench-retrieval' });
+    const pool = infra.pool({ connectionString: dbUrl, max: 4, application_name: 'bench-retrieval' });
     ctx.defer('close the pool', () => pool.end());
 
     // Corpus, vectors, bots.
     const t0 = Date.now();
-    const { chunks, queries } = generateCorpus(CHUNKS);
+    const { chunks, queries } = generateCorpus(CHUNKS, QUERIES);
     ctx.log(`generated ${CHUNKS} chunks and ${queries.length} queries in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
     const emb = embedAll(
       chunks.map((c) => `${c.title} ${c.text}`),
       ctx,
+      HASHING_JS,
+      DIM,
     );
-    const qEmb = embedAll(queries, { log: () => undefined });
+    const qEmb = embedAll(queries, { log: () => undefined }, HASHING_JS, DIM);
     const tenantId = randomUUID();
     const botIds = [randomUUID(), randomUUID(), randomUUID()];
     const r = rng(5);
@@ -295,7 +134,7 @@ module.exports = {
       ctx.log(`${label}: p50 ${st.p50} ms, p90 ${st.p90} ms, p99 ${st.p99} ms, max ${st.max} ms`);
       return { stats: st, results };
     };
-    const baselineFn = async (i) => bruteForce(emb.vectors, CHUNKS, bots, qEmb.vectors.subarray(i * DIM, (i + 1) * DIM), queryBots[i], K);
+    const baselineFn = async (i) => bruteForce(emb.vectors, CHUNKS, bots, qEmb.vectors.subarray(i * DIM, (i + 1) * DIM), queryBots[i], K, DIM);
     const base1 = await measure('baseline (brute force, first)', baselineFn);
     const hybrid = await measure('store, hybrid (vector + full text)', (i) => search(store, i));
     const vec = await measure('store, vector only', (i) => search(vectorOnly, i));

@@ -17,8 +17,30 @@ const os = require('node:os');
 const path = require('node:path');
 const { stopAll } = require('./lib/load');
 
+// --smoke: small sizes, unless set explicitly; the goals are not judged (no --strict). Set before
+// the benchmark modules load: some read their sizes when loaded.
+const SMOKE_SIZES = {
+  BENCH_RETRIEVAL_CHUNKS: '3000',
+  BENCH_RETRIEVAL_QUERIES: '50',
+  BENCH_RETRIEVAL_1M_CHUNKS: '20000',
+  BENCH_RETRIEVAL_1M_QUERIES: '40',
+  BENCH_RETRIEVAL_1M_EXACT_MAX_BYTES: '0',
+  BENCH_CHAT_CHUNKS: '200',
+  BENCH_CHAT_REQUESTS: '30',
+  BENCH_CHAT_WARMUP: '5',
+  BENCH_CHAT_TIMELINE: '0',
+  BENCH_INGEST_RUNS: '1',
+  BENCH_INGEST_WARMUPS: '0',
+  BENCH_INGEST_BACKLOG: '20',
+  BENCH_WEBHOOKS_LOAD_RATE: '200',
+  BENCH_WEBHOOKS_LATENCY_RATE: '20',
+  BENCH_WEBHOOKS_BUSY_RATE: '100',
+  BENCH_WEBHOOKS_SCALE_RATE: '200',
+};
+if (process.argv.slice(2).includes('--smoke')) for (const [k, v] of Object.entries(SMOKE_SIZES)) if (!process.env[k]) process.env[k] = v;
+
 /** The registry: add new benchmark modules here. */
-const BENCHMARKS = [require('./gateway-bots.bench'), require('./retrieval.bench'), require('./ingest.bench'), require('./chat.bench'), require('./webhooks.bench'), require('./widget.bench'), require('./paraphrases.bench')];
+const BENCHMARKS = [require('./gateway-bots.bench'), require('./retrieval.bench'), require('./ingest.bench'), require('./chat.bench'), require('./webhooks.bench'), require('./widget.bench'), require('./paraphrases.bench'), require('./crawl-1000.bench'), require('./failover.bench'), require('./widget-streams.bench'), require('./retrieval-1m.bench')];
 
 const USAGE = `Usage: node bench/run.js [options]
   --only <name[,name]>   run only these benchmarks (${BENCHMARKS.map((b) => b.name).join(', ')})
@@ -107,22 +129,6 @@ function parseArgs(argv) {
     }
   }
   if (o.smoke) {
-    // Small sizes, unless set explicitly; the goals are not judged (no --strict).
-    const small = {
-      BENCH_RETRIEVAL_CHUNKS: '3000',
-      BENCH_RETRIEVAL_QUERIES: '50',
-      BENCH_CHAT_CHUNKS: '200',
-      BENCH_CHAT_REQUESTS: '30',
-      BENCH_CHAT_WARMUP: '5',
-      BENCH_CHAT_TIMELINE: '0',
-      BENCH_INGEST_RUNS: '1',
-      BENCH_INGEST_WARMUPS: '0',
-      BENCH_INGEST_BACKLOG: '20',
-      BENCH_WEBHOOKS_LOAD_RATE: '200',
-      BENCH_WEBHOOKS_LATENCY_RATE: '20',
-      BENCH_WEBHOOKS_BUSY_RATE: '100',
-    };
-    for (const [k, v] of Object.entries(small)) if (!process.env[k]) process.env[k] = v;
     o.duration = Math.min(o.duration, 2);
     o.warmup = Math.min(o.warmup, 1);
     o.connections = Math.min(o.connections, 10);

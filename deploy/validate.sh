@@ -86,7 +86,7 @@ entrypoint_check() {
   echo "sh -n: ok"
   [ -x "$ep" ] || { echo "not executable (git mode 100755 expected)"; return 1; }
   mkdir -p "$dir/dist/tools/migrate" "$dir/dist/tools/admin"
-  for app in gateway bots knowledge chat leads bookings mcp webhook-dispatcher console evaluations; do
+  for app in gateway bots knowledge chat leads bookings mcp webhook-dispatcher console evaluations channels; do
     mkdir -p "$dir/dist/apps/$app/src"
     echo "console.log('started ' + process.env.APP)" >"$dir/dist/apps/$app/src/main.js"
   done
@@ -113,6 +113,7 @@ entrypoint_check() {
   expect 0 "started gateway" APP=gateway -- || rc=1
   expect 0 "started webhook-dispatcher" APP=webhook-dispatcher -- || rc=1
   expect 0 "started console" APP=console -- || rc=1
+  expect 0 "started channels" APP=channels -- || rc=1
   expect 64 "APP is not set" -- || rc=1
   expect 64 "unknown APP" APP=nope -- || rc=1
   expect 64 "unknown APP" "APP=../../tools/migrate" -- || rc=1

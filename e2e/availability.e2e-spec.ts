@@ -35,7 +35,7 @@ describe('a back-end service that does not answer', () => {
 
     const ready = await request('GET', '/readyz', undefined, { baseUrl: base });
     expect(ready.status).toBe(503);
-    expect(ready.body.missing.sort()).toEqual(['bookings', 'bots', 'chat', 'evaluations', 'knowledge', 'leads', 'mcp', 'webhook-dispatcher']);
+    expect(ready.body.missing.sort()).toEqual(['bookings', 'bots', 'channels', 'chat', 'evaluations', 'knowledge', 'leads', 'mcp', 'webhook-dispatcher']);
 
     apps.push(spawnApp('bots', { NATS_URL: nats.url }));
     const ok = await waitFor(() => request('GET', '/bots', undefined, { token: ws.token, baseUrl: `${base}/v1` }), (r) => r.status === 200);

@@ -25,7 +25,7 @@ interface BenchContext {
 }
 
 /** What `npm start` listens on: the gateway, MCP and console ports and the ten ops ports. */
-const DEFAULT_PORTS = [3000, 3001, 3002, ...Array.from({ length: 10 }, (_, i) => 9464 + i)];
+const DEFAULT_PORTS = [3000, 3001, 3002, ...Array.from({ length: 11 }, (_, i) => 9464 + i)];
 
 /** Listens on each port that is free; a port already taken (a running npm start) stays taken by it. */
 async function occupy(ports: number[]): Promise<net.Server[]> {
@@ -70,7 +70,7 @@ describe('benchmark systems beside npm start (free ports)', () => {
     await Promise.all(held.map((srv) => new Promise((r) => srv.close(r))));
   });
 
-  it("starts a benchmark's whole system while the default ports (3000-3002, ops 9464-9473) are taken", async () => {
+  it("starts a benchmark's whole system while the default ports (3000-3002, ops 9464-9474) are taken", async () => {
     for (const port of DEFAULT_PORTS) {
       const free = await new Promise<boolean>((resolve) => {
         const probe = net.createServer();

@@ -4,6 +4,7 @@ import { expectNoSeriousAxeViolations, screenshot, useBrowser } from './support/
 import { ConsolePeople, signInPage, workspaceWithPeople } from './support/console-people';
 import { postSse } from './support/sse';
 import { e2eState } from './support/state';
+import { newWidgetSession, widgetUrl } from './support/widget';
 
 /**
  * The console's Analytics page and API (issue 19) against the running system: the figures are
@@ -11,11 +12,20 @@ import { e2eState } from './support/state';
  * gateway (extractive responder, hashing embedder); "Add an answer" stores a `qa` document
  * (knowledge.document.add-qa) and the next chat answers with it, after which the question leaves
  * the unanswered list. Bad input is 400, another workspace's bot 404, a member may not add answers.
+ * Issue 35: conversations and visitor messages split by channel (API chats, a widget chat), in the
+ * API and in the page's "By channel" table.
  */
 const s = e2eState();
 const MARS = 'Do you deliver parcels to Mars?';
 const MARS_ANSWER = 'Yes: parcels to Mars leave every Tuesday by rocket, and delivery takes nine months.';
 const HOURS = 'What are your opening hours?';
+
+/** A visitor's chat through the bot's widget (channel `widget`), in a session the server mints. */
+async function widgetChat(bot: string, message: string): Promise<void> {
+  const res = await postSse('', { message, sessionId: await newWidgetSession(bot) }, 'unused', { baseUrl: widgetUrl(bot, 'chat') });
+  expect(res.status).toBe(200);
+  expect(res.finishReason).toBe('stop');
+}
 
 async function chat(p: ConsolePeople, bot: string, message: string): Promise<string> {
   const res = await postSse('/chat', { message, chatbotId: bot }, p.ws.token);
@@ -91,6 +101,24 @@ describe('console: the Analytics API (issue 19)', () => {
     expect(questions.unanswered.map((q: { question: string }) => q.question)).toEqual(['Do you deliver parcels to mars']);
     const audit = (await b.p.owner.get(`/api/workspaces/${b.p.ws.id}/audit`)).body.data as { action: string; target_id: string; details: Record<string, unknown> }[];
     expect(audit.find((e) => e.action === 'knowledge.qa_added')).toEqual(expect.objectContaining({ target_id: doc, details: { question: HOURS, chatbot_id: b.bot } }));
+  });
+  it('splits conversations and visitor messages by channel (issue 35), for all bots or one, over `days` days', async () => {
+    await widgetChat(a.bot, HOURS);
+    const split = await a.p.member.get(route(a.p, '/channels'));
+    expect(split.status).toBe(200);
+    // Three API chats (each a conversation of its own) and the widget chat, every reply unanswered (no knowledge).
+    const channels = [
+      { channel: 'api', conversations: 3, messages: 3, unanswered: 3 },
+      { channel: 'widget', conversations: 1, messages: 1, unanswered: 1 },
+    ];
+    expect(split.body.data).toEqual({ days: 30, channels });
+    // The split adds up to the summary's sessions.
+    expect((await a.p.ws.api.get('/analytics')).body.data.sessions.total).toBe(4);
+    expect((await a.p.member.get(route(a.p, `/channels?bot=${a.bot}&days=7`))).body.data).toEqual({ days: 7, channels });
+    expect((await b.p.member.get(route(b.p, '/channels'))).body.data.channels.map((c: { channel: string }) => c.channel)).toEqual(['api']);
+    expect((await a.p.member.get(route(a.p, '/channels?days=0'))).status).toBe(400);
+    expect((await a.p.member.get(route(a.p, '/channels?days=366'))).status).toBe(400);
+    expect((await a.p.member.get(route(a.p, `/channels?bot=${b.bot}`))).status).toBe(404);
   });
 });
 
@@ -175,13 +203,30 @@ describe('console: the Analytics page in a browser (issue 19)', () => {
     expect(br.cspViolations()).toEqual([]);
   });
 
-  it('a member sees the analytics of one bot (?bot=) without "Add an answer"', async () => {
+  it('a member sees the analytics of one bot (?bot=) without "Add an answer", and the conversations by channel', async () => {
+    await widgetChat(w.bot, 'Can I pay by card?');
     const page = br.page();
     await signInPage(page, w.p.emails.member);
     await page.goto(`${s.consoleUrl}/w/${w.p.ws.id}/analytics?bot=${w.bot}`);
     expect(await page.getByLabel('Bot', { exact: true }).inputValue()).toBe(w.bot);
     await page.getByRole('region', { name: 'Unanswered questions table' }).getByRole('rowheader', { name: HOURS }).waitFor();
     expect(await page.getByRole('button', { name: /^Add an answer/ }).count()).toBe(0);
+
+    // Issue 35: the API chats and the widget chat, by channel, as the console's API counts them.
+    const byChannel = page.getByRole('table', { name: 'By channel' });
+    await byChannel.getByRole('rowheader', { name: 'Widget' }).waitFor();
+    const split = (await w.p.member.get(`/api/workspaces/${w.p.ws.id}/analytics/channels?bot=${w.bot}`)).body.data.channels as { channel: string; conversations: number; messages: number; unanswered: number }[];
+    expect(split.map((c) => [c.channel, c.conversations, c.messages])).toEqual([
+      ['api', 4, 4],
+      ['widget', 1, 1],
+    ]);
+    // Text content: the column headings are upper-cased by CSS only.
+    expect(await byChannel.getByRole('columnheader').allTextContents()).toEqual(['Channel', 'Conversations', 'Messages', 'Unanswered replies']);
+    const rows = byChannel.getByRole('row');
+    expect(await rows.count()).toBe(3);
+    const row = async (i: number) => [await rows.nth(i).getByRole('rowheader').textContent(), ...(await rows.nth(i).getByRole('cell').allTextContents())];
+    expect(await row(1)).toEqual(['API', '4', '4', String(split[0]!.unanswered)]);
+    expect(await row(2)).toEqual(['Widget', '1', '1', String(split[1]!.unanswered)]);
     await page.getByLabel('Bot', { exact: true }).selectOption({ label: 'All bots' });
     await page.waitForURL(`${s.consoleUrl}/w/${w.p.ws.id}/analytics`);
     await expectNoSeriousAxeViolations(page, 'the Analytics page (member)');

@@ -107,7 +107,7 @@ describe('console: the Knowledge API (issue 19)', () => {
     [a, b] = [await peopleWithBot(), await peopleWithBot()];
     db = new Client({ connectionString: s.databaseUrl });
     await db.connect();
-    site = await startRoutedSite(s.sitePort);
+    site = await startRoutedSite(s.crawlSitePort);
   });
 
   afterAll(async () => {
@@ -216,7 +216,7 @@ describe('console: the Knowledge API (issue 19)', () => {
     };
     site.routes.clear();
     for (const p of Object.keys(pages)) site.routes.set(p, (_req, res) => res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(pages[p]));
-    const root = `http://127.0.0.1:${s.sitePort}/`;
+    const root = `http://127.0.0.1:${s.crawlSitePort}/`;
     const added = await a.admin.post(knowledgeOf(a), { title: 'Lamp shop', url: root, chatbotId: a.bot });
     expect(added.status).toBe(202);
     const rootId = added.body.data.id;
@@ -227,6 +227,10 @@ describe('console: the Knowledge API (issue 19)', () => {
       200,
     );
     await settled(a, [rootId]);
+    // Issue 36: the source carries its crawl's progress; its pages carry none.
+    const listed = await documents(a);
+    expect(listed.find((d) => d.id === rootId).pages).toEqual({ found: 2, ready: 2, failed: 0 });
+    expect(listed.filter((d) => d.parent_id === rootId).map((d) => d.pages)).toEqual([undefined, undefined]);
     const byUrl = (url: string) => children.find((d) => d.source_url === url)!.id;
     const [shipping, care] = [byUrl(`${root}shipping`), byUrl(`${root}care`)];
     const rows = async (id: string) => (await db.query('SELECT seq::text AS seq FROM knowledge.chunks WHERE document_id = $1 ORDER BY ordinal', [id])).rows.map((r) => r.seq).join(',');
@@ -259,8 +263,8 @@ describe('console: the Knowledge page in a browser (issue 19)', () => {
 
   beforeAll(async () => {
     p = await peopleWithBot('Acme Knowledge');
-    // Nothing is served: every page of it answers 404.
-    site = await startRoutedSite(s.sitePort);
+    // Nothing is served until the site step adds its pages: every other path answers 404.
+    site = await startRoutedSite(s.crawlSitePort);
   });
 
   afterAll(async () => {
@@ -308,7 +312,7 @@ describe('console: the Knowledge page in a browser (issue 19)', () => {
     // A URL the worker cannot fetch fails with its reason shown in the row.
     const url = page.getByRole('form', { name: 'Add a URL' });
     await url.getByRole('textbox', { name: 'Title' }).fill('Old help center');
-    await url.getByRole('textbox', { name: /^Page URL/ }).fill(`http://127.0.0.1:${s.sitePort}/gone`);
+    await url.getByRole('textbox', { name: /^Page URL/ }).fill(`http://127.0.0.1:${s.crawlSitePort}/gone`);
     await url.getByRole('button', { name: 'Add URL' }).click();
     await row(page, 'Old help center').getByText('Failed').waitFor({ timeout: 30000 });
     await row(page, 'Old help center').getByText(/404/).waitFor();
@@ -324,6 +328,21 @@ describe('console: the Knowledge page in a browser (issue 19)', () => {
     await page.getByRole('alertdialog').getByRole('button', { name: 'Delete' }).click();
     await row(page, 'Opening hours').waitFor({ state: 'detached' });
     expect((await p.member.get(knowledgeOf(p))).body.data.map((d: any) => d.title).sort()).toEqual(['Is there a <b>student</b> discount?', 'Old help center', 'warranty.pdf']);
+
+    // A site (issue 36): its row shows the pages found, ready and failed, and keeps up while they are fetched.
+    const html = (title: string, links: string[]) =>
+      `<!doctype html><html><head><title>${title}</title></head><body><nav>${links.map((l) => `<a href="${l}">${l}</a>`).join(' ')}</nav><main><article><h1>${title}</h1><p>${title}: the Acme desk answers within a day.</p></article></main></body></html>`;
+    site.routes.set('/', (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html('Acme help', ['/returns', '/delivery', '/missing'])));
+    for (const path of ['/returns', '/delivery']) site.routes.set(path, (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(html(path.slice(1), [])));
+    await url.getByRole('textbox', { name: 'Title' }).fill('Acme help site');
+    await url.getByRole('textbox', { name: /^Page URL/ }).fill(`http://127.0.0.1:${s.crawlSitePort}/`);
+    await url.getByRole('button', { name: 'Add URL' }).click();
+    const progress = page.getByText('3 pages found · 2 ready · 1 failed');
+    await progress.waitFor({ timeout: 30000 });
+    // In the source's own row, beside its status.
+    const sourceRow = page.getByRole('row').filter({ has: progress });
+    expect(await sourceRow.getByRole('rowheader').innerText()).toBe(`Acme help site\nhttp://127.0.0.1:${s.crawlSitePort}/`);
+    expect(await sourceRow.getByText('Ready', { exact: true }).count()).toBe(1);
 
     // Keyboard: the upload's file input and buttons are reachable by Tab.
     await page.getByRole('heading', { name: 'Knowledge', level: 1 }).focus();
@@ -344,6 +363,7 @@ describe('console: the Knowledge page in a browser (issue 19)', () => {
     await signIn(page, p.emails.member);
     await page.goto(`${s.consoleUrl}/w/${p.ws.id}/knowledge`);
     await row(page, 'warranty.pdf').waitFor();
+    await page.getByText('3 pages found · 2 ready · 1 failed').waitFor();
     expect(await page.getByRole('button', { name: 'Upload file' }).count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Delete' }).count()).toBe(0);
     await expectNoSeriousAxeViolations(page, 'the Knowledge page (member)');

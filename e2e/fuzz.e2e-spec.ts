@@ -161,8 +161,15 @@ describe(`fuzzing the REST API, the widget API and the MCP tools (${REQUESTS} re
       { weight: 12, arbitrary: fc.constant<string | undefined>(`Bearer ${ws.token}`) },
       { weight: 1, arbitrary: fc.constantFrom<string | undefined>(undefined, '', 'Bearer', `Basic ${ws.token}`, `Bearer mgpt_${'A'.repeat(43)}`, 'Bearer \u00ff\u00fe', `Bearer ${ws.token}x`) },
     );
-    // Chat turns are the slow ones: fewer of them.
-    const arb = fc.oneof(...operations.map((o) => ({ weight: o.route === '/chat' ? 1 : 4, arbitrary: f.operationArb(o, ctx, auth) })));
+    // Chat turns are the slow ones: fewer of them. A chat succeeds only with the bot's id (one uuid in
+    // ten), a session of its own and no action_confirmation (a 409 without a pending action): at one
+    // request in ~90, seed 715985655 answered none of its ~110 chats in CI. Chats that can only name
+    // this bot and the REST session keep answered ones all but certain; the rest still get their 4xx.
+    const chatOp = operations.find((o) => o.method.toUpperCase() === 'POST' && o.route === '/chat')!;
+    const arb = fc.oneof(
+      ...operations.map((o) => ({ weight: o.route === '/chat' ? 1 : 4, arbitrary: f.operationArb(o, ctx, auth) })),
+      { weight: 3, arbitrary: f.operationArb(chatOp, { ...ctx, ids: [bot], sessions: ['fuzz-session'] }, auth) },
+    );
     const out = await fire(`${s.gatewayUrl}/v1`, fc.sample(arb, { numRuns: REQUESTS, seed: SEED }), operations, new Set(['POST /chat']));
 
     expect(out.failures).toEqual([]);
@@ -188,7 +195,15 @@ describe(`fuzzing the REST API, the widget API and the MCP tools (${REQUESTS} re
     // A booking succeeds only with the bot, a valid e-mail and phone, a real future slot and no odd
     // map key: twice the bookings keep a success all but certain (seed 579467219 had none).
     const weightOf = (route: string) => (route.endsWith('/chat') ? 3 : route.endsWith('/bookings') ? 8 : 4);
-    const arb = fc.oneof(...operations.map((o) => ({ weight: weightOf(o.route), arbitrary: f.operationArb(o, botCtx, auth) })));
+    // Since a chat body may carry an `action_confirmation` (issue 34), about half the valid chat
+    // bodies are a 409 (no such pending action), and a CI-size seed got no answered chat at all
+    // (seed 690530457: 0 of 135). More chats with only this bot's id in their path keep the
+    // answered ones all but certain (7 to 12 in a CI-size run) while the rest still get every error.
+    const chatOp = operations.find((o) => o.method.toUpperCase() === 'POST' && o.route.endsWith('/chat'))!;
+    const arb = fc.oneof(
+      ...operations.map((o) => ({ weight: weightOf(o.route), arbitrary: f.operationArb(o, botCtx, auth) })),
+      { weight: 6, arbitrary: f.operationArb(chatOp, { ...ctx, ids: [bot] }, auth) },
+    );
     const out = await fire(`${s.gatewayUrl}/widget/v1`, fc.sample(arb, { numRuns: Math.ceil(REQUESTS / 4), seed: SEED }), operations, new Set(['POST /bots/{botId}/chat']));
 
     expect(out.failures).toEqual([]);

@@ -91,7 +91,7 @@ describe('gateway edge behaviour (spec parts 7 and 9)', () => {
     expect(health.status).toBe(200);
     const ready = await request('GET', '/readyz', undefined, { baseUrl: e2eState().gatewayUrl });
     expect(ready.status).toBe(200);
-    expect(Object.keys(ready.body.services).sort()).toEqual(['bookings', 'bots', 'chat', 'evaluations', 'knowledge', 'leads', 'mcp', 'webhook-dispatcher']);
+    expect(Object.keys(ready.body.services).sort()).toEqual(['bookings', 'bots', 'channels', 'chat', 'evaluations', 'knowledge', 'leads', 'mcp', 'webhook-dispatcher']);
   });
 });
 

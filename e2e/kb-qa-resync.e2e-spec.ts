@@ -50,7 +50,7 @@ describe('knowledge: Q&A pairs and re-sync over NATS', () => {
     nc = await connect({ servers: s.natsUrl });
     db = new Client({ connectionString: s.databaseUrl });
     await db.connect();
-    site = await startRoutedSite(s.sitePort);
+    site = await startRoutedSite(s.crawlSitePort);
     ws = await newWorkspace(['--plan', 'growth', '--pages-per-bot', '20']);
     bot = (await ws.api.post('/bots', { name: 'Lamp helper', language: 'en' })).body.data.id;
   });

@@ -9,13 +9,13 @@ import { PrivateNats, freePort, freePortRange, startPrivateNats } from './suppor
 import { e2eState } from './support/state';
 
 const ANSI = /\x1b\[[0-9;]*m/g;
-const APP_NAMES = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher', 'console', 'evaluations'];
+const APP_NAMES = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher', 'console', 'evaluations', 'channels'];
 /** The line each app writes once it serves: after it, the app has nothing more to say while starting. */
 const READY_MESSAGE: Record<string, RegExp> = {
   gateway: /^gateway listening$/,
   mcp: /^MCP server listening$/,
   console: /^console listening$/,
-  ...Object.fromEntries(['bots', 'knowledge', 'chat', 'leads', 'bookings', 'webhook-dispatcher', 'evaluations'].map((a) => [a, new RegExp(`^${a} service listening on NATS queue group`)])),
+  ...Object.fromEntries(['bots', 'knowledge', 'chat', 'leads', 'bookings', 'webhook-dispatcher', 'evaluations', 'channels'].map((a) => [a, new RegExp(`^${a} service listening on NATS queue group`)])),
 };
 /** A pretty line: `[HH:MM:ss.l] LEVEL: [app] message …`. */
 const PRETTY = /^\[\d\d:\d\d:\d\d\.\d{3}\] (TRACE|DEBUG|INFO|WARN|ERROR|FATAL): \[([a-z-]+)\] (.*)$/;

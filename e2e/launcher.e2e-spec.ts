@@ -24,7 +24,7 @@ const alive = (pid: number) => {
   }
 };
 
-/** `npm start` as a newcomer runs it: migrates, starts the ten apps, and Ctrl-C stops them all. */
+/** `npm start` as a newcomer runs it: migrates, starts the eleven apps, and Ctrl-C stops them all. */
 /** The admin CLI as the person who ran `npm start` runs it: their environment, no WEBHOOK_SECRET_KEY. */
 function adminCli<T = Record<string, any>>(root: string, args: string[], env: Record<string, string>): T {
   const out = execFileSync(process.execPath, [path.join(root, 'dist', 'tools', 'admin', 'main.js'), ...args], { env: { PATH: process.env['PATH'], ...env }, encoding: 'utf8' });
@@ -52,8 +52,8 @@ describe('the launcher (npm start)', () => {
 
   it('starts every app, each connected as its own role, serves the API, encrypts webhook secrets with a local key it creates, and Ctrl-C (SIGINT to the process group) stops every app', async () => {
     const [gatewayPort, mcpPort, consolePort] = [await freePort(), await freePort(), await freePort()];
-    // The ops endpoints from a base of ten free ports, not the default 9464: the test runs beside a system started with npm start.
-    const opsBase = await freePortRange(10);
+    // The ops endpoints from a base of eleven free ports, not the default 9464: the test runs beside a system started with npm start.
+    const opsBase = await freePortRange(11);
     // No WEBHOOK_SECRET_KEY, as on a laptop; the key file goes to a folder of this test.
     const keyFile = path.join(keyDir, 'data', 'webhook-secret-key');
     const personEnv = {
@@ -90,7 +90,7 @@ describe('the launcher (npm start)', () => {
         .split('\n')
         .filter((l) => l.includes(`${path.sep}dist${path.sep}apps${path.sep}`));
       const apps = appLines.map((l) => Number(l.trim().split(/\s+/)[0]));
-      expect(apps).toHaveLength(10);
+      expect(apps).toHaveLength(11);
       // Each app runs as the image runs it: node and its main.js, no other flag.
       for (const line of appLines) expect(line.trim().split(/\s+/).slice(1)).toEqual([process.execPath, expect.stringMatching(/[\\/]dist[\\/]apps[\\/][a-z-]+[\\/]src[\\/]main\.js$/)]);
       // Each app is connected as its own role (LISTEN connections stay open), none as the administrator.

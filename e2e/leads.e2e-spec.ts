@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { UUID } from './support/api';
 import { waitFor } from './support/apps';
 import { newToken, newWorkspace, TestWorkspace } from './support/fixtures';
 import { postSse } from './support/sse';
@@ -8,7 +9,6 @@ const LEAD_KEYS = [
   'asked_contact_at', 'captured_via', 'channel', 'chatbot_id', 'company', 'confidence', 'country', 'created_at', 'email', 'external_user_id', 'id', 'intent_category', 'intent_summary',
   'name', 'notes', 'notified_at', 'phone', 'qualification', 'region', 'score', 'score_band', 'sentiment', 'session_id', 'status', 'tenant_id', 'updated_at',
 ];
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const BUYER = 'I want to buy the premium plan for my company, my email is jane@acme.io, call me at +44 20 7946 0958';
 
 /** Chat turns are scored by the leads service (chat.turn.completed); GET /v1/leads; lead.created once (spec parts 2, 4, 6). */

@@ -43,8 +43,8 @@ describe('ops endpoints (/healthz, /readyz, /metrics) on every app', () => {
   const s = e2eState();
   const apps = Object.keys(s.opsUrls);
 
-  it('every one of the ten apps is live and ready, with NATS and PostgreSQL checked (the MCP server has no database)', async () => {
-    expect(apps.sort()).toEqual(['bookings', 'bots', 'chat', 'console', 'evaluations', 'gateway', 'knowledge', 'leads', 'mcp', 'webhook-dispatcher']);
+  it('every one of the eleven apps is live and ready, with NATS and PostgreSQL checked (the MCP server has no database)', async () => {
+    expect(apps.sort()).toEqual(['bookings', 'bots', 'channels', 'chat', 'console', 'evaluations', 'gateway', 'knowledge', 'leads', 'mcp', 'webhook-dispatcher']);
     for (const app of apps) {
       const live = await fetch(`${s.opsUrls[app]}/healthz`);
       expect([app, live.status, ((await live.json()) as any).service]).toEqual([app, 200, app]);

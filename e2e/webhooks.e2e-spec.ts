@@ -7,10 +7,9 @@ import { TestWorkspace, newWorkspace } from './support/fixtures';
 import { postSse } from './support/sse';
 import { e2eState } from './support/state';
 import { ReceivedWebhook, WebhookReceiver, startWebhookReceiver } from './support/webhook-receiver';
-import { request } from './support/api';
+import { request, UUID } from './support/api';
 import { newWidgetSession } from './support/widget';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const LEAD_FIELDS = [
   'lead_id', 'session_id', 'chatbot_id', 'score', 'band', 'category', 'summary', 'sentiment', 'name', 'email', 'phone', 'country', 'region', 'external_user_id', 'qualification', 'captured_via',
 ];

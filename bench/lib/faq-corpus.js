@@ -6,13 +6,7 @@
 // visitor questions drawn from the pages (asked as written, lower case without the question
 // mark, or with a greeting) and a share of questions the knowledge cannot answer.
 
-function rng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 4294967296;
-  };
-}
+const { rng } = require('./rng');
 
 const BRANDS = [
   'Aurora', 'Nordlys', 'Vega', 'Kestrel', 'Lumio', 'Brava', 'Solenne', 'Tundra', 'Orbis', 'Kaito', 'Marlow', 'Zephyr', 'Halden', 'Pico', 'Rivet', 'Sable',

@@ -7,7 +7,7 @@ const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
-const { Client } = require('pg');
+const { Client, Pool } = require('pg');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const ADMIN_DATABASE_URL = process.env.BENCH_ADMIN_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -68,7 +68,7 @@ function listenOnAny() {
 
 /**
  * Free ports for every listener of a benchmark's system, so that it runs beside a system started
- * with `npm start` (3000-3002 and the ops ports 9464-9473) or anything else: `env` (GATEWAY_PORT,
+ * with `npm start` (3000-3002 and the ops ports 9464-9474) or anything else: `env` (GATEWAY_PORT,
  * MCP_PORT, CONSOLE_PORT, and OPS_PORT=0 for any app started without a port of its own) goes into
  * the System's environment, `opsPorts` (one per app) into its options.
  */
@@ -185,6 +185,21 @@ async function withAdminDb(fn) {
   }
 }
 
+/**
+ * A pg Pool for a benchmark's own queries. pg-pool's end() resolves as soon as it has told its idle
+ * clients to end, before their connections are closed, and keeps listening to them until then: the
+ * cleanup's DROP DATABASE ... WITH (FORCE) that follows may terminate one, and its 'error' (57P01,
+ * admin shutdown) reaches the pool, which would end the process without a listener. Such errors of
+ * idle connections are expected there; any other is logged.
+ */
+function pool(options) {
+  const p = new Pool(options);
+  p.on('error', (err) => {
+    if (err && err.code !== '57P01') process.stderr.write(`[bench] ${options.application_name || 'pool'}: an idle connection failed: ${err.message}\n`);
+  });
+  return p;
+}
+
 async function dropDatabase(name) {
   if (!/^[a-z0-9_]+$/.test(name)) throw new Error(`refusing to drop database ${name}`);
   await withAdminDb((c) => c.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
@@ -211,9 +226,9 @@ async function natsSubscriptionsCreated(monitorUrl) {
   return (await (await fetch(`${monitorUrl}/subsz`)).json()).num_inserts;
 }
 
-/** Runs the real migrate command (it creates the database when missing). */
-function migrate(dbUrl) {
-  const r = spawnSync(process.execPath, ['dist/tools/migrate/main.js'], { cwd: ROOT, env: { ...process.env, DATABASE_URL: dbUrl }, encoding: 'utf8' });
+/** Runs the real migrate command of the build in `distDir` (it creates the database when missing). */
+function migrate(dbUrl, distDir = path.join(ROOT, 'dist')) {
+  const r = spawnSync(process.execPath, [path.join(distDir, 'tools', 'migrate', 'main.js')], { cwd: ROOT, env: { ...process.env, DATABASE_URL: dbUrl }, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`migrations failed:\n${r.stdout}\n${r.stderr}`);
 }
 
@@ -293,16 +308,42 @@ async function prepareSystem(ctx) {
   return { dbName, dbUrl, nats, redisUrl, useRedis, logDir, webhookSecretKey };
 }
 
+/** What every benchmark's apps share: their database, NATS and ports, quiet JSON logs, production mode, the webhook secret key. */
+function systemEnv({ dbUrl, nats, webhookSecretKey }, ports) {
+  return { DATABASE_URL: dbUrl, NATS_URL: nats.url, ...ports.env, LOG_LEVEL: 'warn', LOG_FORMAT: 'json', NODE_ENV: 'production', WEBHOOK_SECRET_KEY: webhookSecretKey };
+}
+
+/** One request to the REST API with a token: its status, its JSON body (null when not JSON) and its text. */
+async function api(baseUrl, token, method, urlPath, body) {
+  const res = await fetch(`${baseUrl}${urlPath}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  let json = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    // not JSON: reported with the status below
+  }
+  return { status: res.status, body: json, text };
+}
+
 module.exports = {
+  api,
+  systemEnv,
   ROOT,
   prepareSystem,
   ADMIN_DATABASE_URL,
   admin,
   backendPids,
+  withAdminDb,
   committedTransactions,
   databaseUrl,
   dropDatabase,
   freePort,
+  pool,
   loadLauncher,
   loadSystem,
   systemPorts,

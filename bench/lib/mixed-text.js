@@ -4,13 +4,7 @@
 // generated deterministically from a seed. Only BMP characters, so String#length, code points
 // and the API's character count agree.
 
-function rng(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 4294967296;
-  };
-}
+const { rng } = require('./rng');
 
 const TOPICS = ['orders', 'shipping', 'returns', 'refunds', 'invoices', 'your account', 'passwords', 'subscriptions', 'the mobile app', 'integrations', 'privacy', 'team members', 'gift cards', 'warranty claims'];
 const SUBJECTS = ['Your order', 'Every parcel', 'The invoice', 'A refund', 'Your subscription', 'The tracking link', 'Our support team', 'The warehouse', 'Your account owner', 'Each team member', 'The mobile app', 'The API key', 'A gift card', 'The courier'];

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Entry point of the support-agent image (see Dockerfile).
 #
-#   APP=<app>            run one app: gateway bots knowledge chat leads bookings mcp webhook-dispatcher console evaluations
+#   APP=<app>            run one app: gateway bots knowledge chat leads bookings mcp webhook-dispatcher console evaluations channels
 #   migrate [args]       run the migrations     (same as: node dist/tools/migrate/main.js)
 #   admin [args]         run the admin CLI      (same as: node dist/tools/admin/main.js)
 #   <any command>        run it as given, e.g.  node dist/tools/migrate/main.js
@@ -9,7 +9,7 @@
 # exec keeps node as PID 1, so SIGTERM reaches it and Nest's shutdown hooks run.
 set -eu
 
-APPS="gateway bots knowledge chat leads bookings mcp webhook-dispatcher console evaluations"
+APPS="gateway bots knowledge chat leads bookings mcp webhook-dispatcher console evaluations channels"
 
 if [ "$#" -gt 0 ]; then
   case "$1" in

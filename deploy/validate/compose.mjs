@@ -45,11 +45,11 @@ const valid = ajv.validate(schema, compose);
 r.ok(valid, `${file} matches the Compose Specification schema`, ajv.errorsText(ajv.errors, { separator: '; ' }));
 
 // 2. The stack.
-const APPS = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher', 'console', 'evaluations'];
+const APPS = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher', 'console', 'evaluations', 'channels'];
 const INFRA = ['postgres', 'nats', 'redis', 'qdrant'];
 const services = compose.services ?? {};
 const names = Object.keys(services).sort();
-r.ok(JSON.stringify(names) === JSON.stringify([...APPS, ...INFRA, 'migrate'].sort()), 'services are the 4 infrastructure services, migrate and the 9 apps', names.join(', '));
+r.ok(JSON.stringify(names) === JSON.stringify([...APPS, ...INFRA, 'migrate'].sort()), 'services are the 4 infrastructure services, migrate and the 11 apps', names.join(', '));
 const env = (s) => (Array.isArray(s.environment) ? Object.fromEntries(s.environment.map((e) => e.split(/=(.*)/s).slice(0, 2))) : (s.environment ?? {}));
 const dep = (s, name) => (Array.isArray(s.depends_on) ? 'service_started' : s.depends_on?.[name]?.condition);
 
@@ -136,13 +136,18 @@ const mcp = services.mcp ?? {};
 r.ok(env(mcp).MCP_PORT === '3001', 'mcp: MCP_PORT=3001');
 r.ok(env(mcp).MCP_HOST === '0.0.0.0', 'mcp: MCP_HOST=0.0.0.0', env(mcp).MCP_HOST);
 r.ok(env(mcp).REDIS_URL === 'redis://redis:6379', 'mcp: REDIS_URL=redis://redis:6379 (one rate-limit budget with the gateway)', env(mcp).REDIS_URL);
+// Channels (issue 35) makes the providers' webhook URLs from the gateway's public address: the
+// same one the console shows (GATEWAY_PUBLIC_URL, defaulting to the published gateway port).
+const ch = services.channels ?? {};
+r.ok(env(ch).GATEWAY_PUBLIC_URL !== undefined && env(ch).GATEWAY_PUBLIC_URL === env(services.console ?? {}).GATEWAY_PUBLIC_URL, 'channels: GATEWAY_PUBLIC_URL as the console has it (the webhook URLs)', env(ch).GATEWAY_PUBLIC_URL);
 
 // Webhook signing secrets are encrypted at rest: the dispatcher and the admin CLI (the migrate
 // service) must be given the key, and Compose must refuse to start without it, saying why.
 r.ok(/WEBHOOK_SECRET_KEY/.test(required.get('WEBHOOK_SECRET_KEY') ?? ''), 'WEBHOOK_SECRET_KEY is required (${WEBHOOK_SECRET_KEY:?message naming it})', [...required.keys()].join(','));
 // The bots service seals widget identity secrets and model keys with the same key (issues 18, 32);
-// chat, knowledge and evaluations (its judge, issue 33) open the model keys.
-const SEALING = ['webhook-dispatcher', 'bots', 'chat', 'knowledge', 'evaluations'];
+// chat, knowledge and evaluations (its judge, issue 33) open the model keys; channels (issue 35)
+// seals its connections' credentials.
+const SEALING = ['webhook-dispatcher', 'bots', 'chat', 'knowledge', 'evaluations', 'channels'];
 for (const name of [...SEALING, 'migrate']) {
   const e = env(services[name] ?? {});
   r.ok(e.WEBHOOK_SECRET_KEY === (process.env.WEBHOOK_SECRET_KEY ?? '<required WEBHOOK_SECRET_KEY>'), `${name}: WEBHOOK_SECRET_KEY from the required variable`, e.WEBHOOK_SECRET_KEY);

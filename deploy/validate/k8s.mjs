@@ -100,8 +100,8 @@ r.ok(schemaOk === objects.length, `${schemaOk}/${objects.length} objects valid a
 
 // ------------------------------------------------------------------------------------------
 // 3. Project rules
-const APPS = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher', 'console', 'evaluations'];
-const HPA_APPS = ['gateway', 'chat', 'knowledge', 'webhook-dispatcher', 'evaluations'];
+const APPS = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher', 'console', 'evaluations', 'channels'];
+const HPA_APPS = ['gateway', 'chat', 'knowledge', 'webhook-dispatcher', 'evaluations', 'channels'];
 // Each app that owns a schema connects as its own PostgreSQL role, its URL in a Secret of its own.
 const DB_APPS = APPS.filter((a) => a !== 'mcp');
 const urlVar = (app) => `${app.toUpperCase().replace(/-/g, '_')}_DATABASE_URL`;
@@ -179,12 +179,13 @@ for (const d of deployments) {
   // Webhook signing secrets are encrypted at rest: the dispatcher cannot start without the key.
   const key = (c.env ?? []).find((e) => e.name === 'WEBHOOK_SECRET_KEY');
   // The bots service seals widget identity secrets and model keys with the same key (issues 18,
-  // 32); chat, knowledge and evaluations (its judge, issue 33) open the model keys.
-  if (['webhook-dispatcher', 'bots', 'chat', 'knowledge', 'evaluations'].includes(app)) {
+  // 32); chat, knowledge and evaluations (its judge, issue 33) open the model keys; channels
+  // (issue 35) seals its connections' credentials.
+  if (['webhook-dispatcher', 'bots', 'chat', 'knowledge', 'evaluations', 'channels'].includes(app)) {
     const ref = key?.valueFrom?.secretKeyRef;
     r.ok(ref?.name === 'support-agent-secrets' && ref.key === 'WEBHOOK_SECRET_KEY' && ref.optional !== true && key.value === undefined, `${id}: WEBHOOK_SECRET_KEY from the Secret support-agent-secrets, required`, JSON.stringify(key));
   } else {
-    r.ok(key === undefined, `${id}: no WEBHOOK_SECRET_KEY entry (only the dispatcher, bots, chat, knowledge and evaluations read sealed secrets)`);
+    r.ok(key === undefined, `${id}: no WEBHOOK_SECRET_KEY entry (only the dispatcher, bots, chat, knowledge, evaluations and channels read sealed secrets)`);
   }
   const dbUrl = (c.env ?? []).find((e) => e.name === 'DATABASE_URL');
   if (DB_APPS.includes(app)) r.ok(fromDbSecret(dbUrl, `support-agent-db-${app}`), `${id}: DATABASE_URL (its own role) from the Secret support-agent-db-${app}, required`, JSON.stringify(dbUrl));
@@ -247,9 +248,10 @@ const paths = ingresses.flatMap((i) => i.spec.rules.flatMap((rule) => rule.http.
 const route = (p) => paths.find((x) => x.path === p);
 r.ok(route('/v1')?.backend.service.name === 'gateway', 'Ingress routes /v1 to gateway');
 r.ok(route('/widget')?.backend.service.name === 'gateway', 'Ingress routes /widget (the visitor widget: its script and API) to gateway');
+r.ok(route('/channels/v1')?.backend.service.name === 'gateway', "Ingress routes /channels/v1 (the providers' webhooks, forwarded to channels) to gateway");
 r.ok(route('/mcp')?.backend.service.name === 'mcp', 'Ingress routes /mcp to mcp');
 r.ok(route('/')?.backend.service.name === 'console', 'Ingress routes / (the console and its /api) to console');
-r.ok(paths.length === 4, 'Ingress exposes only /v1, /widget, /mcp and / (console)', paths.map((p) => p.path).join(','));
+r.ok(paths.length === 5, 'Ingress exposes only /v1, /widget, /channels/v1, /mcp and / (console)', paths.map((p) => p.path).join(','));
 for (const p of paths) {
   const svc = named('Service', p.backend.service.name);
   r.ok(svc?.spec.ports.some((sp) => sp.name === p.backend.service.port.name || sp.port === p.backend.service.port.number), `Ingress ${p.path}: backend port exists on Service/${p.backend.service.name}`);
@@ -257,7 +259,7 @@ for (const p of paths) {
 
 // Autoscaling and disruption budgets
 const hpas = of('HorizontalPodAutoscaler');
-r.ok(JSON.stringify(hpas.map((h) => h.metadata.name).sort()) === JSON.stringify([...HPA_APPS].sort()), 'HPAs for gateway, chat, knowledge, webhook-dispatcher, evaluations', hpas.map((h) => h.metadata.name).join(','));
+r.ok(JSON.stringify(hpas.map((h) => h.metadata.name).sort()) === JSON.stringify([...HPA_APPS].sort()), 'HPAs for gateway, chat, knowledge, webhook-dispatcher, evaluations, channels', hpas.map((h) => h.metadata.name).join(','));
 for (const h of hpas) {
   const id = `HorizontalPodAutoscaler/${h.metadata.name}`;
   r.ok(h.apiVersion === 'autoscaling/v2', `${id}: autoscaling/v2`);
@@ -295,6 +297,10 @@ for (const [pod, port] of [['gateway', 3000], ['mcp', 3001], ['console', 3002]])
 }
 for (const pod of APPS) r.ok(ingressRules(pod).some(metricsRule), `${pod}: ingress to ${OPS_PORT} from namespace ${MONITORING_NS} (Prometheus)`);
 r.ok(policies.some((p) => podsOf(p).length === allPods.length && (p.spec.ingress ?? []).length > 0 && p.spec.ingress.every(metricsRule)), `one policy opens port ${OPS_PORT} of every pod, from namespace ${MONITORING_NS} only`);
+// The internet ports of each app that may reach it: HTTP(S), or for channels (issue 35) the
+// providers' APIs (443) and mail servers (SMTP 25/465/587, IMAP 143/993). Every other pod: none.
+const HTTP_PORTS = [80, 443];
+const WEB_PORTS = { bots: HTTP_PORTS, chat: HTTP_PORTS, knowledge: HTTP_PORTS, 'webhook-dispatcher': HTTP_PORTS, evaluations: HTTP_PORTS, channels: [443, 25, 465, 587, 143, 993] };
 const egressRules = (pod) => policies.filter((p) => podsOf(p).includes(pod)).flatMap((p) => p.spec.egress ?? []);
 const allowsPort = (rules, port, proto = 'TCP') => rules.some((rule) => (rule.ports ?? []).some((p) => p.port === port && (p.protocol ?? 'TCP') === proto));
 for (const pod of allPods) {
@@ -302,9 +308,10 @@ for (const pod of allPods) {
   r.ok(allowsPort(rules, 53, 'UDP') && allowsPort(rules, 53, 'TCP'), `${pod}: may reach DNS (53 UDP/TCP)`);
   for (const [svc, port] of [['postgres', 5432], ['nats', 4222], ['redis', 6379]]) r.ok(allowsPort(rules, port), `${pod}: may reach ${svc} (${port})`);
   const web = rules.filter((rule) => (rule.to ?? []).some((t) => t.ipBlock));
-  if (['bots', 'chat', 'knowledge', 'webhook-dispatcher', 'evaluations'].includes(pod)) {
-    r.ok(allowsPort(web, 80) && allowsPort(web, 443), `${pod}: may reach the internet on 80 and 443`);
-    r.ok(web.every((rule) => (rule.ports ?? []).length && rule.ports.every((p) => [80, 443].includes(p.port))), `${pod}: internet egress limited to ports 80/443`);
+  const webPorts = Object.hasOwn(WEB_PORTS, pod) ? WEB_PORTS[pod] : undefined;
+  if (webPorts) {
+    r.ok(webPorts.every((port) => allowsPort(web, port)), `${pod}: may reach the internet on ${webPorts.join(', ')}`);
+    r.ok(web.every((rule) => (rule.ports ?? []).length && rule.ports.every((p) => webPorts.includes(p.port) && p.endPort === undefined && (p.protocol ?? 'TCP') === 'TCP')), `${pod}: internet egress limited to TCP ${webPorts.join('/')}`);
     for (const rule of web) {
       for (const t of rule.to) {
         if (!t.ipBlock) continue;

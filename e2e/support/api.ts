@@ -1,5 +1,8 @@
 import { e2eState } from './state';
 
+/** An id as the API writes it (a v4 uuid, lower or upper case). */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 export interface ApiResponse<T = any> {
   status: number;
   headers: Headers;

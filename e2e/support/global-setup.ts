@@ -33,6 +33,10 @@ export default async function globalSetup(): Promise<void> {
   // The local test site of the knowledge tests listens on this port; crawling it is allowed
   // (loopback 127.0.0.1 only) exactly as an operator would allow an internal site.
   const sitePort = await freePort();
+  // A second site origin, for tests that serve other pages (and no robots.txt) than the knowledge
+  // tests' site: the knowledge service caches an origin's robots.txt for an hour, so two specs that
+  // serve different robots rules on one origin would see each other's, in whichever order they run.
+  const crawlSitePort = await freePort();
   // The webhook tests' local receiver listens here (loopback, allowlisted like the site).
   const receiverPort = await freePort();
   const consolePort = String(await freePort());
@@ -40,7 +44,7 @@ export default async function globalSetup(): Promise<void> {
     OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32',
     // OAuth clients' metadata documents served by local test servers (http://127.0.0.1:<port>).
     OAUTH_CIMD_ALLOW_LOOPBACK: 'true',
-    OUTBOUND_ALLOWED_PORTS: `80,443,${sitePort},${receiverPort}`,
+    OUTBOUND_ALLOWED_PORTS: `80,443,${sitePort},${crawlSitePort},${receiverPort}`,
     OUTBOUND_TIMEOUT_MS: '3000',
     OUTBOUND_MAX_BYTES: String(512 * 1024),
     DATABASE_URL: dbUrl,
@@ -91,6 +95,7 @@ export default async function globalSetup(): Promise<void> {
     rateLimitPrefix,
     logDir,
     sitePort,
+    crawlSitePort,
     receiverPort,
     env,
   };

@@ -46,6 +46,9 @@ export async function startSmtpCapture(): Promise<SmtpCapture> {
       });
     },
   });
+  // A client that goes away inside a transaction (an app killed, or stopped while it sends) makes the
+  // server emit 'error'; with no listener that would be thrown in the test process ("read ECONNRESET").
+  server.on('error', () => undefined);
   const port = await freePort();
   await new Promise<void>((r) => server.listen(port, '127.0.0.1', () => r()));
   return {

@@ -16,6 +16,11 @@ export interface E2eState {
   logDir: string;
   /** Port of the local test site the knowledge tests serve (allowlisted for crawling). */
   sitePort: number;
+  /**
+   * Port of a second allowlisted site origin, for crawling tests whose pages (and robots.txt) differ
+   * from the test site's: robots.txt is cached per origin, so they must not share `sitePort`.
+   */
+  crawlSitePort: number;
   /** Port of the local webhook receiver (allowlisted for delivery). */
   receiverPort: number;
   env: Record<string, string>;

@@ -9,7 +9,7 @@ import { checkDependencies, redactUrl } from './preflight';
 import { APPS, AppName, System } from './system';
 
 // `npm start`: check PostgreSQL, NATS (and Redis when configured) answer, migrate (and provision
-// each app's role), start all ten apps, wait until ready, print the URLs; Ctrl-C stops all.
+// each app's role), start all eleven apps, wait until ready, print the URLs; Ctrl-C stops all.
 async function main(): Promise<void> {
   const env: NodeJS.ProcessEnv = {
     ...process.env,

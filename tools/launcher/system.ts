@@ -4,8 +4,8 @@ import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { appDatabaseEnv, compileCacheEnv } from '@sa/config';
 
-/** The ten apps, each its own process (and in Kubernetes its own Deployment); evaluations last, so the others keep their ops ports. */
-export const APPS = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher', 'console', 'evaluations'] as const;
+/** The eleven apps, each its own process (and in Kubernetes its own Deployment); the newest last (evaluations, channels), so the others keep their ops ports. */
+export const APPS = ['gateway', 'bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher', 'console', 'evaluations', 'channels'] as const;
 export type AppName = (typeof APPS)[number];
 
 export interface SystemOptions {

@@ -25,6 +25,7 @@ import { MessagesRepository } from './conversations/messages.repository';
 import { ConversationQueriesHandler } from './queries/conversation-queries.handler';
 import { ChatTurnHandler } from './turns/chat-turn.handler';
 import { ChatTurnService } from './turns/chat-turn.service';
+import { ReservationSweeper } from './usage/reservation-sweeper';
 import { UsageHandler } from './usage/usage.handler';
 import { TokenUsageHandler } from './usage/token-usage.handler';
 import { TokenUsageRepository } from './usage/token-usage.repository';
@@ -39,7 +40,7 @@ const config = loadChatConfig();
 @Module({
   imports: [
     DatabaseModule.forRoot({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'chat' }),
-    MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'chat', connectionName: 'chat' }),
+    MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, rpcLiveness: { intervalMs: config.rpcLivenessMs, lostAfterMs: config.rpcLostAfterMs }, service: 'chat', connectionName: 'chat' }),
     OpsModule.forService('chat', config),
     EventsModule.forService({ schema: 'chat', natsUrl: config.natsUrl, stream: { name: config.eventsStream, subjectPrefix: config.eventsSubjectPrefix }, relay: true }),
   ],
@@ -60,6 +61,7 @@ const config = loadChatConfig();
     AnalyticsRepository,
     ActionCallsQueries,
     ChatTurnService,
+    ReservationSweeper,
     TurnActions,
     ActionCallsRepository,
     WidgetRepository,

@@ -58,7 +58,7 @@ export class AppModule {
       imports: [
         ConsoleCoreModule.forRoot(config, logger),
         DatabaseModule.forRoot({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'console' }),
-        MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, connectionName: 'console' }),
+        MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, rpcLiveness: { intervalMs: config.rpcLivenessMs, lostAfterMs: config.rpcLostAfterMs }, connectionName: 'console' }),
         OpsModule.forService('console', config),
       ],
       controllers: [...controllers, ...CONSOLE_HANDLERS],

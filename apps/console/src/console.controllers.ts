@@ -9,6 +9,7 @@ import { EvaluationsController } from './evaluations/evaluations.controller';
 import { ModelsController } from './models/models.controller';
 import { ActionsController } from './actions/actions.controller';
 import { McpOAuthCallbackController, McpServersController } from './actions/mcp-servers.controller';
+import { ChannelsController } from './channels/channels.controller';
 import { TokenBudgetController } from './workspace/token-budget.controller';
 import { ConnectionsController } from './connections/connections.controller';
 import { KnowledgeController } from './knowledge/knowledge.controller';
@@ -63,6 +64,7 @@ export const CONSOLE_CONTROLLERS: Type[] = [
   ActionsController,
   McpServersController,
   McpOAuthCallbackController,
+  ChannelsController,
   ConsoleOpenApiController,
 ];
 

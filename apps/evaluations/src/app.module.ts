@@ -28,7 +28,7 @@ const config = loadEvaluationsConfig();
 @Module({
   imports: [
     DatabaseModule.forRoot({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'evaluations' }),
-    MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'evaluations', connectionName: 'evaluations' }),
+    MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, rpcLiveness: { intervalMs: config.rpcLivenessMs, lostAfterMs: config.rpcLostAfterMs }, service: 'evaluations', connectionName: 'evaluations' }),
     OpsModule.forService('evaluations', config),
   ],
   controllers: [EvaluationsHandler],

@@ -48,7 +48,7 @@ export class AppModule {
       imports: [
         GatewayCoreModule.forRoot(config, logger),
         DatabaseModule.forRoot({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'gateway', entities: IDENTITY_ENTITIES }),
-        MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, connectionName: 'gateway' }),
+        MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, rpcLiveness: { intervalMs: config.rpcLivenessMs, lostAfterMs: config.rpcLostAfterMs }, connectionName: 'gateway' }),
         OpsModule.forService('gateway', config),
         AuthModule,
         WidgetEmbedModule,

@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import { MicroserviceOptions } from '@nestjs/microservices';
 import { createEdgeApp, serveHttp } from '@sa/edge';
 import { createLogger } from '@sa/logging';
-import { DrainingNatsServer } from '@sa/messaging';
+import { DrainingNatsServer, RpcClient } from '@sa/messaging';
+import { installChannelWebhooks } from './channels/channel-webhooks';
 import { AppModule } from './app.module';
 import { loadGatewayConfig } from './config/gateway.config';
 import { WIDGET_ROUTES, WidgetAccess } from './widget/widget-access';
@@ -18,6 +19,7 @@ async function bootstrap(): Promise<void> {
   const access = app.get(WidgetAccess);
   installWidgetCors(app.getHttpAdapter().getInstance(), (botId) => access.bot(botId));
   countWidgetRefusals(app.getHttpAdapter().getInstance(), WIDGET_ROUTES);
+  installChannelWebhooks(app.getHttpAdapter().getInstance(), { rpc: app.get(RpcClient), timeoutMs: config.channelWebhookTimeoutMs, logger });
   // The owner of schema `identity` answers identity.* for the processes that do not own it (MCP,
   // the webhook dispatcher), in the NATS queue group `gateway`.
   app.connectMicroservice<MicroserviceOptions>({

@@ -38,7 +38,7 @@ const config = loadKnowledgeConfig();
 @Module({
   imports: [
     DatabaseModule.forRoot({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'knowledge' }),
-    MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'knowledge', connectionName: 'knowledge' }),
+    MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, rpcLiveness: { intervalMs: config.rpcLivenessMs, lostAfterMs: config.rpcLostAfterMs }, service: 'knowledge', connectionName: 'knowledge' }),
     OpsModule.forService('knowledge', config),
   ],
   controllers: [DocumentsHandler, SearchHandler, KnowledgeFilesHandler, EmbeddingSettingsHandler],

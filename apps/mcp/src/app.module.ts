@@ -25,7 +25,7 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'mcp', connectionName: 'mcp' }),
+        MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, rpcLiveness: { intervalMs: config.rpcLivenessMs, lostAfterMs: config.rpcLostAfterMs }, service: 'mcp', connectionName: 'mcp' }),
         OpsModule.forService('mcp', config, [], { database: false }),
       ],
       controllers: [McpController, ProtectedResourceController],
@@ -62,7 +62,7 @@ export class AppModule {
           provide: ToolServerFactory,
           inject: [RpcClient, NATS_CONNECTION],
           useFactory: (rpc: RpcClient, nc: NatsConnection) =>
-            ToolServerFactory.create(rpc, nc, { startTimeoutMs: config.chatStartTimeoutMs, idleTimeoutMs: config.chatIdleTimeoutMs }, logger),
+            ToolServerFactory.create(rpc, nc, { startTimeoutMs: config.chatStartTimeoutMs, idleTimeoutMs: config.chatIdleTimeoutMs, lostAfterMs: config.rpcLostAfterMs }, logger),
         },
         {
           provide: EdgeAuthLifecycle,

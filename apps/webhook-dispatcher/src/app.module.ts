@@ -28,7 +28,7 @@ const config = loadWebhookDispatcherConfig();
 @Module({
   imports: [
     DatabaseModule.forRoot({ url: config.databaseUrl, poolSize: config.dbPoolSize, applicationName: 'webhook-dispatcher' }),
-    MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, service: 'webhook-dispatcher', connectionName: 'webhook-dispatcher' }),
+    MessagingModule.forRoot({ natsUrl: config.natsUrl, rpcTimeoutMs: config.rpcTimeoutMs, rpcLiveness: { intervalMs: config.rpcLivenessMs, lostAfterMs: config.rpcLostAfterMs }, service: 'webhook-dispatcher', connectionName: 'webhook-dispatcher' }),
     OpsModule.forService('webhook-dispatcher', config),
     EventsModule.forService({
       schema: 'webhooks',

@@ -9,6 +9,9 @@ export const commonConfig = {
   dbPoolSize: env.int('DB_POOL_SIZE', 10, { min: 1, max: 200 }),
   natsUrl: env.str('NATS_URL', DEFAULT_NATS_URL),
   rpcTimeoutMs: env.int('RPC_TIMEOUT_MS', 5000, { min: 50, max: 120000 }),
+  /** Issue 36: how often the replica working on a request signs that it is alive, and after how much silence its caller takes it for dead. */
+  rpcLivenessMs: env.int('RPC_LIVENESS_MS', 1000, { min: 100, max: 60000 }),
+  rpcLostAfterMs: env.int('RPC_LOST_AFTER_MS', 3500, { min: 200, max: 120000 }),
   logLevel: env.oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
   /**
    * json or pretty; unset: pretty on a terminal outside production, JSON otherwise (the older
@@ -24,3 +27,23 @@ export const commonConfig = {
   /** How long each readiness check (NATS, PostgreSQL) may take. */
   readyCheckTimeoutMs: env.int('READY_CHECK_TIMEOUT_MS', 1500, { min: 50 }),
 };
+
+/**
+ * A base URL setting (where browsers or providers reach a public edge, a provider API's base): an
+ * http(s) URL, perhaps with a path prefix, no query, fragment or credentials; kept without a
+ * trailing slash. Unset or empty: `fallback`.
+ */
+export function baseUrlSetting(name: string, fallback: string) {
+  return (src: Record<string, string | undefined>, problems: string[]): string => {
+    const raw = src[name];
+    if (raw === undefined || raw === '') return fallback;
+    try {
+      const url = new URL(raw);
+      if ((url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash && !url.username && !url.password) return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+    } catch {
+      // reported below
+    }
+    problems.push(`${name}: "${raw}" is not a URL such as https://api.example.com (scheme, host, port and perhaps a path; no query, no credentials)`);
+    return fallback;
+  };
+}

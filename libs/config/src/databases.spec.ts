@@ -13,6 +13,7 @@ describe('database URLs per app', () => {
       ['webhook-dispatcher', 'sa_webhook_dispatcher', 'WEBHOOK_DISPATCHER_DATABASE_URL'],
       ['console', 'sa_console', 'CONSOLE_DATABASE_URL'],
       ['evaluations', 'sa_evaluations', 'EVALUATIONS_DATABASE_URL'],
+      ['channels', 'sa_channels', 'CHANNELS_DATABASE_URL'],
     ]);
     expect(ownsSchema('mcp')).toBe(false);
     expect(ownsSchema('toString')).toBe(false);

@@ -16,6 +16,7 @@ export const SCHEMA_OWNERS = {
   'webhook-dispatcher': 'webhooks',
   console: 'people',
   evaluations: 'evaluations',
+  channels: 'channels',
 } as const;
 
 export type SchemaOwner = keyof typeof SCHEMA_OWNERS;

@@ -68,6 +68,8 @@ describe('parseConfig', () => {
       dbPoolSize: 10,
       natsUrl: DEFAULT_NATS_URL,
       rpcTimeoutMs: 5000,
+      rpcLivenessMs: 1000,
+      rpcLostAfterMs: 3500,
       logLevel: 'info',
       logFormat: undefined,
       eventsStream: 'SA_EVENTS',

@@ -7,7 +7,8 @@ import { CharLength, IsCalendarDate, IsLanguageTag, NotBlank, toInt } from './va
 
 export const CHAT_MESSAGE_MAX = 2000;
 export const SESSION_ID_MAX = 120;
-export const CHAT_CHANNELS = ['api', 'widget', 'mcp', 'console'] as const;
+/** Where a turn came from: the spec's channel member. email, whatsapp, telegram and slack are the channels service's (issue 35). */
+export const CHAT_CHANNELS = ['api', 'widget', 'mcp', 'console', 'email', 'whatsapp', 'telegram', 'slack'] as const;
 export type ChatChannel = (typeof CHAT_CHANNELS)[number];
 export const MESSAGE_ROLES = ['user', 'assistant'] as const;
 export const FEEDBACK_VALUES = ['positive', 'negative'] as const;
@@ -69,6 +70,15 @@ export class ChatRequest extends ChatMessageRequest {
   action_confirmation?: ActionConfirmation;
 }
 
+export const PROVIDER_MESSAGE_ID_MAX = 500;
+
+/** The sender of a channel's message (issue 35). */
+export class TurnContact {
+  @IsOptional() @Nullable() @IsString() @MaxLength(200) name?: string | null;
+  @IsOptional() @Nullable() @IsString() @MaxLength(320) email?: string | null;
+  @IsOptional() @Nullable() @IsString() @MaxLength(40) phone?: string | null;
+}
+
 /**
  * chat.turn.start: begins one chat turn. Its reply (ChatTurnStarted) comes once the turn is
  * accepted (quota counted, bot and session checked); the answer then streams as ChatStreamEvent
@@ -80,6 +90,14 @@ export class ChatTurnRequest extends ChatRequest {
   @IsIn(CHAT_CHANNELS) channel: ChatChannel;
   /** A playground turn (console, issue 32): answered from this history, stored and counted nowhere. */
   @IsOptional() @Nested(() => PlaygroundOptions) playground?: PlaygroundOptions;
+  /**
+   * Issue 35, a channel's turn: the provider's id of the visitor's message, stored as its
+   * provider_message_id. A turn whose message is stored already (a redelivery) is not answered
+   * again: the stored reply streams back.
+   */
+  @IsOptional() @IsString() @CharLength(1, PROVIDER_MESSAGE_ID_MAX) provider_message_id?: string;
+  /** Issue 35: the sender as the channel knows them (a lead's contact). */
+  @IsOptional() @Nested(() => TurnContact) contact?: TurnContact;
 }
 
 export interface ChatTurnStarted {
@@ -103,6 +121,14 @@ export type ChatStreamEvent =
   | { type: 'held'; user_message_id: string; taken_by: string }
   /** Issue 34: an action of the turn starts, ends, is refused, or waits for the visitor. Any number, before the end. */
   | { type: 'action'; action: ActionFrame };
+
+/**
+ * Issue 36: on the turn's subject, besides the events, the chat replica working on the turn sends
+ * this sign every RPC_LIVENESS_MS from the start of the turn to its end, so an edge can tell a
+ * replica that died (silence) from a model that is slow (signs, no text). Never shown to anyone.
+ */
+export const CHAT_STREAM_ALIVE = 'alive';
+export type ChatStreamSign = { type: typeof CHAT_STREAM_ALIVE };
 
 /** What an `action` frame can say about a call. */
 export const ACTION_FRAME_STATES = ['running', 'done', 'failed', 'refused', 'awaiting_confirmation', 'cancelled'] as const;

@@ -23,6 +23,28 @@ export interface ChatTurnCompletedEvent {
   user_message: string;
   /** When it was stored (ISO 8601): the order of the session's messages. */
   user_message_at: string;
+  /** Issue 35: who wrote, as the channel knows them (the e-mail sender's address, the WhatsApp number): a lead's contact when the turn scores one. */
+  contact?: ChannelContact;
+}
+
+/**
+ * The event chat writes when a person replies in a held conversation of a channel (issue 35, the
+ * console's Handoff page): the channels service sends it through the channel it came from.
+ */
+export const PERSON_REPLY_EVENT = 'conversation.person_reply';
+export interface PersonReplyPayload {
+  session_id: string;
+  chatbot_id: string | null;
+  channel: string;
+  message_id: string;
+  content: string;
+}
+
+/** The sender of a channel's message, as the provider names them. */
+export interface ChannelContact {
+  name?: string | null;
+  email?: string | null;
+  phone?: string | null;
 }
 
 /** Webhook event message.unanswered: the bot had no relevant content for a question. */
@@ -103,6 +125,8 @@ export interface EventMap {
   'lead.created': LeadCreatedEvent;
   'booking.created': BookingCreatedEvent;
   'ticket.created': TicketCreatedEvent;
+  /** Issue 35: a person's reply in a held conversation of a channel (channels sends it). */
+  'conversation.person_reply': PersonReplyPayload;
 }
 
 export type EventType = keyof EventMap;

@@ -53,7 +53,7 @@ export class HandoffReplyRequest extends HandoffTakeRequest {
 export class HandoffView {
   @IsString() session_id: string;
   @Nullable() @IsUUID() chatbot_id: string | null;
-  @Doc('`widget`, `api` or `mcp`.') @IsString() channel: string;
+  @Doc('`widget`, `api`, `mcp`, `email`, `whatsapp`, `telegram` or `slack`.') @IsString() channel: string;
   @Doc('`requested` (waiting), `taken` (a person answers; the bot is silent) or `released` (handed back).') @IsIn(HANDOFF_STATES) state: HandoffState;
   @Doc('`explicit` (the visitor asked) or `detected` (the model saw the need).') @IsIn(HANDOFF_KINDS) kind: HandoffKind;
   @Nullable() @IsString() reason: string | null;

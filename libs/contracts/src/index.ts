@@ -28,6 +28,7 @@ export * from './models';
 export * from './playground';
 export * from './token-usage';
 export * from './evaluations';
+export * from './channels';
 export * from './actions';
 export * from './action-sources';
 export * from './action-records';

@@ -1,7 +1,7 @@
 import type { BehaviourSettings } from './behaviour';
 import type { ModelConnectionSpec } from './models';
 import { IsArray, IsDefined, IsIn, IsInt, IsISO8601, IsOptional, IsString, IsUUID, Max, Min, ValidateIf } from 'class-validator';
-import { Doc, Nullable } from './schema-docs';
+import { Doc, Nested, Nullable } from './schema-docs';
 import { CharLength, IsHttpUrl, NotBlank } from './validation';
 
 export const KB_TITLE_MAX = 300;
@@ -42,6 +42,14 @@ export class ListKbRequest {
   @Doc(ONLY_THIS_BOT) @IsOptional() @IsUUID() chatbotId?: string;
 }
 
+/** Issue 36: how far the crawl of a site or sitemap source is (its pages, by status). */
+@Doc({ name: 'KBCrawlProgress', description: 'The pages found on a crawled source (site root or sitemap), by status.' })
+export class KbPagesView {
+  @Doc('Pages found (queued, processing, ready or failed).') @IsInt() @Min(0) found: number;
+  @Doc('Pages ready (indexed).') @IsInt() @Min(0) ready: number;
+  @Doc('Pages that failed (404, 500 after retries, timed out, refused by robots.txt, ...).') @IsInt() @Min(0) failed: number;
+}
+
 /** KBDocument of spec part 2, plus failure_reason (ours: why a failed document failed). */
 @Doc({ name: 'KBDocument', description: 'A knowledge-base document. POST /kb/ingest creates it `queued`; poll GET /kb for its status.' })
 export class KbDocumentView {
@@ -80,6 +88,11 @@ export class KbDocumentView {
   @Nullable()
   @IsUUID()
   parent_id?: string | null;
+  // Issue 36 (crawl progress): only on a URL source that pages were found on.
+  @Doc({ description: 'Not in the spec (x-extension): on a crawled source (site root or sitemap) that pages were found on, how many, and how many are ready or failed; absent otherwise.', extension: true })
+  @IsOptional()
+  @Nested(() => KbPagesView)
+  pages?: KbPagesView;
 }
 
 /**

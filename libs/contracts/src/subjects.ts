@@ -2,7 +2,7 @@ import { TokenBudgetView, TokenUsageRequest, TokenUsageView, UpdateTokenBudgetBo
 import { HandoffConversationView, HandoffMessageView, HandoffNotifyReply, HandoffNotifyRequest, HandoffQueueRequest, HandoffReleaseRequest, HandoffReplyRequest, HandoffSessionRequest, HandoffTakeRequest, HandoffView, WidgetRepliesRequest, WidgetRepliesView } from './handoff';
 import { EmailView, ListEmailsRequest } from './booking-mail';
 import { BookingIdRequest, BookingView, CreateBookingRequest, ListBookingsRequest, UpdateBookingRequest } from './bookings';
-import { AnalyticsQuestionsRequest, AnalyticsQuestionsView } from './analytics';
+import { AnalyticsChannelsRequest, AnalyticsChannelsView, AnalyticsQuestionsRequest, AnalyticsQuestionsView } from './analytics';
 import { ActionCountsRequest, ActionCountsView, SessionActionCall, SessionActionCallsRequest } from './action-records';
 import { BotView, CreateBotRequest, CreatedBotView, ListBotsRequest, UpdateBotRequest } from './bots';
 import { BotBehaviourRequest, BotBehaviourView, UpdateBotBehaviourRequest } from './behaviour';
@@ -133,9 +133,18 @@ import {
   UpdateEvalCaseRequest,
   UpdateEvalSettingsRequest,
 } from './evaluations';
+import {
+  ChannelConnectionIdRequest,
+  ChannelConnectionView,
+  ChannelConnectionsRequest,
+  ChannelWebhookReply,
+  ChannelWebhookRequest,
+  CreateChannelConnectionRequest,
+  UpdateChannelConnectionRequest,
+} from './channels';
 
 /** The eight services behind the gateway, each a NATS queue group of its own name. */
-export const SERVICE_NAMES = ['bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher', 'evaluations'] as const;
+export const SERVICE_NAMES = ['bots', 'knowledge', 'chat', 'leads', 'bookings', 'mcp', 'webhook-dispatcher', 'evaluations', 'channels'] as const;
 export type ServiceName = (typeof SERVICE_NAMES)[number];
 
 type Constructor<T> = new () => T;
@@ -250,6 +259,8 @@ export const RPC = {
   'knowledge.embedding.get': rpc<EmbeddingSettingsRequest, EmbeddingSettingsView>(EmbeddingSettingsRequest),
   'knowledge.embedding.update': rpc<UpdateEmbeddingSettingsRequest, EmbeddingSettingsView>(UpdateEmbeddingSettingsRequest),
   'chat.analytics.questions': rpc<AnalyticsQuestionsRequest, AnalyticsQuestionsView>(AnalyticsQuestionsRequest),
+  // Issue 35: conversations and visitor messages per channel, for the console's Analytics page (analytics.ts).
+  'chat.analytics.channels': rpc<AnalyticsChannelsRequest, AnalyticsChannelsView>(AnalyticsChannelsRequest),
   // Issue 19 (lb): a lead, its status history and status changes (who and when) for the console.
   'leads.lead.get': rpc<LeadIdRequest, LeadView>(LeadIdRequest),
   'leads.lead.history': rpc<LeadIdRequest, LeadStatusChangeView[]>(LeadIdRequest),
@@ -265,6 +276,12 @@ export const RPC = {
   // Issue 19 (kf): uploaded files (put into blob storage first) and deleting a document (knowledge-files.ts).
   'knowledge.document.add-file': rpc<AddKbFileRequest, KbDocumentView>(AddKbFileRequest),
   'knowledge.document.delete': rpc<KbDocumentIdRequest, KbDocumentDeleted>(KbDocumentIdRequest),
+  // Issue 35: channel connections (credentials sealed, write-only) and the providers' webhooks; see channels.ts.
+  'channels.connection.list': rpc<ChannelConnectionsRequest, ChannelConnectionView[]>(ChannelConnectionsRequest),
+  'channels.connection.create': rpc<CreateChannelConnectionRequest, ChannelConnectionView>(CreateChannelConnectionRequest),
+  'channels.connection.update': rpc<UpdateChannelConnectionRequest, ChannelConnectionView>(UpdateChannelConnectionRequest),
+  'channels.connection.delete': rpc<ChannelConnectionIdRequest, ChannelConnectionView>(ChannelConnectionIdRequest),
+  'channels.webhook.receive': rpc<ChannelWebhookRequest, ChannelWebhookReply>(ChannelWebhookRequest, false),
   // Issue 33: evaluations (test sets, runs, gates); see evaluations.ts.
   'evaluations.case.list': rpc<EvalBotRequest, EvalCaseView[]>(EvalBotRequest),
   'evaluations.case.create': rpc<CreateEvalCaseRequest, EvalCaseView>(CreateEvalCaseRequest),
@@ -311,3 +328,66 @@ export const RPC = {
 export type RpcSubject = keyof typeof RPC;
 export type RpcRequest<S extends RpcSubject> = (typeof RPC)[S] extends RpcDef<infer Req, unknown> ? Req : never;
 export type RpcResponse<S extends RpcSubject> = (typeof RPC)[S] extends RpcDef<unknown, infer Res> ? Res : never;
+
+/**
+ * The operations that change nothing (issue 36): a request to one of them lost with the replica
+ * that took it is asked once more, of another replica, and the caller sees nothing. Any other
+ * request is never sent twice once a replica may have taken it: its caller gets a 503 with
+ * Retry-After instead (its outcome is unknown). Writes that merely look idempotent (a token's
+ * last use, an OAuth token refresh, a widget's handoff replies, which mark what they return) are
+ * left out on purpose.
+ */
+export const RPC_READS: ReadonlySet<RpcSubject> = new Set<RpcSubject>([
+  ...SERVICE_NAMES.map(healthSubject),
+  'bots.bot.list',
+  'bots.bot.check',
+  'bots.bot.describe',
+  'bots.bot.public',
+  'bots.widget.get',
+  'bots.widget.identity.verify',
+  'bots.behaviour.get',
+  'bots.model.list',
+  'bots.model.spec',
+  'bots.action.list',
+  'bots.action.get',
+  'bots.action.specs',
+  'bots.action-settings.get',
+  'bots.mcp-server.list',
+  'bots.mcp-server.oauth-flow',
+  'knowledge.document.list',
+  'knowledge.passage.search',
+  'knowledge.usage.get',
+  'knowledge.embedding.get',
+  'chat.conversation.list',
+  'chat.conversation.messages',
+  'chat.conversation.transcript',
+  'chat.conversation.action-calls',
+  'chat.analytics.actions',
+  'chat.analytics.summary',
+  'chat.analytics.questions',
+  'chat.analytics.channels',
+  'chat.widget-session.check',
+  'chat.usage.get',
+  'chat.tokens.usage',
+  'chat.handoff.queue',
+  'chat.handoff.get',
+  'bookings.booking.list',
+  'bookings.booking.get',
+  'bookings.email.list',
+  'leads.lead.list',
+  'leads.lead.get',
+  'leads.lead.history',
+  'identity.token.verify',
+  'identity.workspace.get',
+  'identity.token.list',
+  'webhook-dispatcher.webhook.list',
+  'webhook-dispatcher.delivery.list',
+  'console.connection.verify',
+  'channels.connection.list',
+  'evaluations.case.list',
+  'evaluations.case.export',
+  'evaluations.settings.get',
+  'evaluations.run.list',
+  'evaluations.run.get',
+  'evaluations.alert.list',
+]);

@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import { Pool } from 'pg';
+import { DataSource } from 'typeorm';
 // Test-only dependency; the module-boundary rule does not tell tests from library code.
 import { createTestDatabase } from '@sa/testing';
-import { checkOut, inTransaction } from './checkout';
+import { checkOut, inTransaction, isPoolWaitTimeout } from './checkout';
 
 // PostgreSQL ends a connection while a client is checked out of the pool (a restart, a failover,
 // pg_terminate_backend): the process must live on, the work fail, and the pool heal.
@@ -106,4 +107,23 @@ describe('checking a client out of the pool', () => {
       await pool.end();
     }
   });
+});
+
+it('a transaction that waited out the pool for a connection is told apart (isPoolWaitTimeout): nothing was sent', async () => {
+  const db = await createTestDatabase('sa_test_db_pool_wait');
+  const ds = await new DataSource({ type: 'postgres', url: db.url, extra: { max: 1, connectionTimeoutMillis: 200 } }).initialize();
+  try {
+    let release!: () => void;
+    const holding = ds.transaction(() => new Promise<void>((r) => (release = r)));
+    await new Promise((r) => setTimeout(r, 50));
+    const err = await ds.transaction((m) => m.query('SELECT 1')).then(() => null, (e: unknown) => e);
+    expect(isPoolWaitTimeout(err)).toBe(true);
+    expect(isPoolWaitTimeout(new Error('connection terminated unexpectedly'))).toBe(false);
+    release();
+    await holding;
+    await expect(ds.transaction((m) => m.query('SELECT 1 AS one'))).resolves.toEqual([{ one: 1 }]);
+  } finally {
+    await ds.destroy();
+    await db.drop();
+  }
 });

@@ -48,3 +48,12 @@ export async function inTransaction<T>(pool: Pool, fn: (db: PoolClient) => Promi
     release(broken);
   }
 }
+
+/**
+ * node-postgres's pool gave no connection within its connectionTimeoutMillis (every connection
+ * busy): nothing was sent to the database, so the work may simply be tried again. TypeORM passes
+ * the pool's error on unchanged.
+ */
+export function isPoolWaitTimeout(err: unknown): boolean {
+  return err instanceof Error && err.message === 'timeout exceeded when trying to connect';
+}

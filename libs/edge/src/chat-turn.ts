@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { NatsConnection } from 'nats';
-import { CHAT_CANCEL_SUBJECT, CallerContext, ChatChannel, ChatRequest, ChatStreamEvent, ChatTurnCancel, ChatTurnStarted, PlaygroundOptions } from '@sa/contracts';
-import { RpcClient } from '@sa/messaging';
+import { CHAT_CANCEL_SUBJECT, CallerContext, ChatChannel, ChatRequest, ChatStreamEvent, ChatTurnRequest, ChatTurnCancel, ChatTurnStarted, PlaygroundOptions } from '@sa/contracts';
+import { DEFAULT_RPC_LIVENESS, RpcClient } from '@sa/messaging';
 import { StreamIdle, TurnStream } from './turn-stream';
 
 export interface ChatTurnTimeouts {
@@ -9,6 +9,8 @@ export interface ChatTurnTimeouts {
   startTimeoutMs: number;
   /** A turn with no new part for this long is ended (the chat service may have died). */
   idleTimeoutMs: number;
+  /** A turn whose chat replica has not signed that it is alive for this long is ended at once (RPC_LOST_AFTER_MS; issue 36). */
+  lostAfterMs?: number;
 }
 
 /**
@@ -59,14 +61,15 @@ export async function startChatTurn(
   rpc: RpcClient,
   nc: NatsConnection,
   ctx: CallerContext,
-  body: ChatRequest,
+  /** The request's members; a channel's turn (issue 35) adds the provider's message id and the sender. */
+  body: ChatRequest & Pick<ChatTurnRequest, 'provider_message_id' | 'contact'>,
   channel: ChatChannel,
   timeouts: ChatTurnTimeouts,
   /** The console's playground (issue 32): a turn stored and counted nowhere. */
   playground?: PlaygroundOptions,
 ): Promise<ChatTurn> {
   const turnId = randomUUID();
-  const stream = new TurnStream(nc, `_SA.chat.${turnId}`, timeouts.idleTimeoutMs);
+  const stream = new TurnStream(nc, `_SA.chat.${turnId}`, timeouts.idleTimeoutMs, timeouts.lostAfterMs ?? DEFAULT_RPC_LIVENESS.lostAfterMs);
   try {
     const started = await rpc.send('chat.turn.start', { ...body, streamSubject: stream.subject, turnId, channel, ...(playground ? { playground } : {}) }, ctx, { timeoutMs: timeouts.startTimeoutMs });
     return new ChatTurn(turnId, started, stream, nc);

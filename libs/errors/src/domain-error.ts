@@ -130,7 +130,8 @@ export class RateLimited extends DomainError {
 }
 
 export class ServiceUnavailable extends DomainError {
-  constructor(service: string, reason: string) {
-    super('service_unavailable', `The ${service} service is unavailable (${reason})`, { service });
+  /** `retryAfterSeconds`: sent as Retry-After (and `retry_after`) when a retry is expected to succeed soon. */
+  constructor(service: string, reason: string, retryAfterSeconds?: number) {
+    super('service_unavailable', `The ${service} service is unavailable (${reason})`, retryAfterSeconds === undefined ? { service } : { service, retry_after: retryAfterSeconds });
   }
 }

@@ -71,6 +71,15 @@ describe('toHttpError', () => {
     });
   });
 
+  it('sends Retry-After with a service_unavailable that expects a retry to succeed soon, and none otherwise', () => {
+    expect(toHttpError(new ServiceUnavailable('bots', 'no instance is running', 1))).toEqual({
+      status: 503,
+      headers: { 'retry-after': '1' },
+      body: { error: 'Service Unavailable', code: 'service_unavailable', message: 'The bots service is unavailable (no instance is running)', service: 'bots', retry_after: 1 },
+    });
+    expect(toHttpError(new ServiceUnavailable('bots', 'down')).headers).toEqual({});
+  });
+
   it('sends WWW-Authenticate: Bearer with unauthorized', () => {
     expect(toHttpError(new Unauthorized())).toEqual({
       status: 401,

@@ -80,6 +80,7 @@ export function toHttpError(err: DomainError): HttpError {
     };
   }
   if (err.code === 'rate_limited' || err.code === 'too_many_attempts') headers['retry-after'] = String(err.details['retry_after']);
+  else if (err.code === 'service_unavailable' && typeof err.details['retry_after'] === 'number') headers['retry-after'] = String(err.details['retry_after']);
   if (err.code === 'unauthorized') headers['www-authenticate'] = 'Bearer';
   return { status, headers, body: { error: REASONS[status] ?? 'Error', code: err.code, message: err.message, ...err.details } };
 }

@@ -1,7 +1,8 @@
 import { CustomTransportStrategy, MessageHandler, NatsContext, NatsOptions, Server, Transport } from '@nestjs/microservices';
 import { isObservable, lastValueFrom } from 'rxjs';
-import { type Msg, type NatsConnection, type Subscription, connect } from 'nats';
+import { type Msg, type NatsConnection, type Subscription, connect, headers as natsHeaders } from 'nats';
 import type { Logger } from 'pino';
+import { ALIVE_HEADER, LIVENESS_HEADER, requestedInterval } from './rpc-liveness';
 
 type ServerOptions = NonNullable<NatsOptions['options']>;
 
@@ -88,6 +89,11 @@ export class DrainingNatsServer extends Server implements CustomTransportStrateg
     const id = packet.id;
     // A packet without an id is an event (Nest's `emit`): run the handler, answer nothing.
     const answer = id !== undefined && msg.reply ? msg : null;
+    // Signs of life while this request is worked on, at the pace the caller asked (rpc-liveness.ts).
+    const interval = answer ? requestedInterval(msg.headers?.get(LIVENESS_HEADER)) : null;
+    const signs = interval && answer ? setInterval(() => sign(answer, signs!), interval) : undefined;
+    // The signs never keep a process alive on their own (a handler that never settles would).
+    signs?.unref();
     try {
       let result: unknown = await handler(packet.data, ctx);
       if (isObservable(result)) result = await lastValueFrom(result, { defaultValue: undefined });
@@ -96,6 +102,8 @@ export class DrainingNatsServer extends Server implements CustomTransportStrateg
       // Nest's exception filters turn what a handler throws into the error payload (RpcException).
       if (answer) answer.respond(JSON.stringify({ id, err: toWire(err), isDisposed: true }));
       else this.log.error({ err: toWire(err), subject }, 'event handler failed');
+    } finally {
+      clearInterval(signs);
     }
   }
 
@@ -150,6 +158,20 @@ export class DrainingNatsServer extends Server implements CustomTransportStrateg
         this.log.info({ server: String(s.data) }, 'NATS reconnected');
       } else if (s.type === 'error') this.log.error({ err: String(s.data) }, 'NATS error');
     }
+  }
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** An empty message with the Sa-Alive header to the request's reply subject; the signs stop once the connection is closed. */
+function sign(request: Msg, signs: NodeJS.Timeout): void {
+  const h = natsHeaders();
+  h.set(ALIVE_HEADER, '1');
+  try {
+    request.respond(EMPTY, { headers: h });
+  } catch {
+    // The connection is closed: the caller hears nothing more and decides on its own.
+    clearInterval(signs);
   }
 }
 

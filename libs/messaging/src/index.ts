@@ -5,3 +5,4 @@ export * from './rpc-client';
 export * from './rpc-handler.decorator';
 export * from './validate-envelope';
 export * from './draining-nats-server';
+export * from './rpc-liveness';

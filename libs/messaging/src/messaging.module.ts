@@ -2,11 +2,14 @@ import { DynamicModule, Global, Module } from '@nestjs/common';
 import { connect } from 'nats';
 import { ServiceName } from '@sa/contracts';
 import { healthControllerFor } from './health.controller';
-import { NATS_CONNECTION, RPC_TIMEOUT_MS, RpcClient } from './rpc-client';
+import { NATS_CONNECTION, RPC_LIVENESS, RPC_TIMEOUT_MS, RpcClient } from './rpc-client';
+import { DEFAULT_RPC_LIVENESS, RpcLiveness } from './rpc-liveness';
 
 export interface MessagingOptions {
   natsUrl: string;
   rpcTimeoutMs: number;
+  /** Signs of life asked of the replica working on a request (RPC_LIVENESS_MS, RPC_LOST_AFTER_MS); defaults 1 s and 3.5 s. */
+  rpcLiveness?: RpcLiveness;
   /** The service this process is; it then answers `<service>.health.ping`. Omit for the gateway. */
   service?: ServiceName;
   /** Name of the NATS connection, shown in NATS monitoring. */
@@ -35,6 +38,7 @@ export class MessagingModule {
             }),
         },
         { provide: RPC_TIMEOUT_MS, useValue: opts.rpcTimeoutMs },
+        { provide: RPC_LIVENESS, useValue: opts.rpcLiveness ?? DEFAULT_RPC_LIVENESS },
         RpcClient,
       ],
       exports: [RpcClient, NATS_CONNECTION],

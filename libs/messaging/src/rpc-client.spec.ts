@@ -1,12 +1,13 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import { NatsConnection } from 'nats';
+import { NatsConnection, headers as natsHeaders } from 'nats';
 import { EmptyResponseException } from '@nestjs/microservices/errors/empty-response.exception';
 import { NEVER, TimeoutError, timeout } from 'rxjs';
 import { firstValueFrom } from 'rxjs';
 import { CallerContext } from '@sa/contracts';
 import { BotNameTaken, DomainError, ServiceUnavailable } from '@sa/errors';
-import { RpcClient, toDomainError } from './rpc-client';
+import { RpcClient, RpcUnanswered, toDomainError } from './rpc-client';
+import { ALIVE_HEADER, LIVENESS_HEADER } from './rpc-liveness';
 
 async function rxjsTimeoutError(): Promise<unknown> {
   try {
@@ -79,14 +80,15 @@ describe('toDomainError', () => {
   });
 });
 
-type FakeReply = { response?: unknown; err?: unknown } | 'timeout' | 'no-responders';
+/** An answer, silence, NATS's "no responders", or signs of life every `every` ms and then an answer after `after` ms. */
+type FakeReply = { response?: unknown; err?: unknown } | 'timeout' | 'no-responders' | { signs: { every: number; after: number; response: unknown } };
 
 /**
  * A NatsConnection stand-in with one reply subscription and `publish`, answering requests the way
  * a Nest NATS microservice does, or as NATS does when nobody listens (an empty 503 status message).
  */
 function fakeConnection(reply: (subject: string) => FakeReply | Promise<FakeReply>) {
-  const sent: { subject: string; body: any; reply: string | undefined }[] = [];
+  const sent: { subject: string; body: any; reply: string | undefined; liveness: string | undefined }[] = [];
   const subscriptions: { subject: string; callback: (err: unknown, msg: unknown) => void }[] = [];
   let drained = false;
   const nc = {
@@ -94,14 +96,22 @@ function fakeConnection(reply: (subject: string) => FakeReply | Promise<FakeRepl
       subscriptions.push({ subject, callback: opts.callback });
       return { closed: new Promise(() => undefined), unsubscribe: () => undefined };
     },
-    publish: (subject: string, data: Uint8Array, opts: { reply?: string }) => {
+    publish: (subject: string, data: Uint8Array, opts: { reply?: string; headers?: { get(k: string): string } }) => {
       const body = JSON.parse(Buffer.from(data).toString('utf8'));
-      sent.push({ subject, body, reply: opts?.reply });
+      sent.push({ subject, body, reply: opts?.reply, liveness: opts?.headers?.get(LIVENESS_HEADER) });
       void Promise.resolve(reply(subject)).then((r) => {
         if (r === 'timeout') return;
         const sub = subscriptions.find((s) => opts.reply?.startsWith(s.subject.slice(0, -1)));
-        if (r === 'no-responders') sub?.callback(null, { subject: opts.reply, data: new Uint8Array(0), headers: { code: 503 } });
-        else sub?.callback(null, { subject: opts.reply, data: Buffer.from(JSON.stringify({ id: body.id, isDisposed: true, ...r })) });
+        if (r === 'no-responders') sub?.callback(null, { subject: opts.reply, data: new Uint8Array(0), headers: natsHeaders(503, 'No Responders') });
+        else if ('signs' in r) {
+          const alive = natsHeaders();
+          alive.set(ALIVE_HEADER, '1');
+          const timer = setInterval(() => sub?.callback(null, { subject: opts.reply, data: new Uint8Array(0), headers: alive }), r.signs.every);
+          setTimeout(() => {
+            clearInterval(timer);
+            sub?.callback(null, { subject: opts.reply, data: Buffer.from(JSON.stringify({ id: body.id, isDisposed: true, response: r.signs.response })) });
+          }, r.signs.after);
+        } else sub?.callback(null, { subject: opts.reply, data: Buffer.from(JSON.stringify({ id: body.id, isDisposed: true, ...r })) });
       });
     },
     isClosed: () => drained,
@@ -119,7 +129,7 @@ describe('RpcClient (unit)', () => {
     const fake = fakeConnection(() => ({ response: [{ id: 'b1' }] }));
     const rpc = new RpcClient(fake.nc, 1000);
     await expect(rpc.send('bots.bot.list', {}, ctx)).resolves.toEqual([{ id: 'b1' }]);
-    expect(fake.sent).toEqual([{ subject: 'bots.bot.list', body: { pattern: 'bots.bot.list', data: { ctx, data: {} }, id: expect.any(String) }, reply: expect.any(String) }]);
+    expect(fake.sent).toEqual([{ subject: 'bots.bot.list', body: { pattern: 'bots.bot.list', data: { ctx, data: {} }, id: expect.any(String) }, reply: expect.any(String), liveness: '1000' }]);
   });
 
   it('shares one reply subscription between requests and matches each reply to its request', async () => {
@@ -147,9 +157,63 @@ describe('RpcClient (unit)', () => {
     expect(Date.now() - started).toBeLessThan(5000);
   });
 
-  it('reports no running instance as service_unavailable', async () => {
-    const rpc = new RpcClient(fakeConnection(() => 'no-responders').nc, 1000);
-    await expect(rpc.send('chat.health.ping', {})).rejects.toMatchObject({ code: 'service_unavailable', details: { service: 'chat' } });
+  it('reports no running instance as service_unavailable with Retry-After, after asking once more', async () => {
+    const fake = fakeConnection(() => 'no-responders');
+    const rpc = new RpcClient(fake.nc, 1000);
+    await expect(rpc.send('chat.health.ping', {})).rejects.toMatchObject({ code: 'service_unavailable', details: { service: 'chat', retry_after: 1 } });
+    expect(fake.sent).toHaveLength(2);
+  });
+
+  it('asks again, after a pause, a request nobody listened to, also a write (it never ran)', async () => {
+    let calls = 0;
+    const fake = fakeConnection(() => (++calls === 1 ? 'no-responders' : { response: { id: 'b1' } }));
+    const rpc = new RpcClient(fake.nc, 1000);
+    const started = Date.now();
+    await expect(rpc.send('bots.bot.create', { name: 'A' }, ctx)).resolves.toEqual({ id: 'b1' });
+    expect(fake.sent).toHaveLength(2);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(200);
+  });
+
+  it('keeps waiting while the replica signs that it is at work, past the silence that means lost', async () => {
+    const fake = fakeConnection(() => ({ signs: { every: 40, after: 600, response: 'done' } }));
+    const rpc = new RpcClient(fake.nc, 5000, { intervalMs: 40, lostAfterMs: 150 });
+    await expect(rpc.send('bots.bot.create', { name: 'A' }, ctx)).resolves.toBe('done');
+    expect(fake.sent).toHaveLength(1);
+    expect(fake.sent[0].liveness).toBe('40');
+  });
+
+  it('takes a silent replica for lost: a read is asked once more, a write fails with Retry-After and is never sent twice', async () => {
+    let calls = 0;
+    const reads = fakeConnection(() => (++calls === 1 ? 'timeout' : { response: ['again'] }));
+    const started = Date.now();
+    await expect(new RpcClient(reads.nc, 5000, { intervalMs: 40, lostAfterMs: 150 }).send('bots.bot.list', {}, ctx)).resolves.toEqual(['again']);
+    expect(reads.sent).toHaveLength(2);
+    expect(Date.now() - started).toBeLessThan(2000);
+
+    const writes = fakeConnection(() => 'timeout');
+    const err = await new RpcClient(writes.nc, 5000, { intervalMs: 40, lostAfterMs: 150 }).send('bots.bot.create', { name: 'A' }, ctx).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RpcUnanswered);
+    expect(err).toMatchObject({ kind: 'lost', code: 'service_unavailable', message: 'The bots service is unavailable (the instance working on the request stopped)', details: { service: 'bots', retry_after: 1 } });
+    expect(writes.sent).toHaveLength(1);
+    // A caller may say a write is safe to repeat (it carries its own idempotency key).
+    let n = 0;
+    const keyed = fakeConnection(() => (++n === 1 ? 'timeout' : { response: 'ok' }));
+    await expect(new RpcClient(keyed.nc, 5000, { intervalMs: 40, lostAfterMs: 150 }).send('bots.bot.create', { name: 'A' }, ctx, { idempotent: true })).resolves.toBe('ok');
+  });
+
+  it('at a timeout shorter than the silence limit, a replica that missed its sign is lost (a read is asked again), one that signed is slow', async () => {
+    let calls = 0;
+    const silent = fakeConnection(() => (++calls === 1 ? 'timeout' : { response: ['again'] }));
+    await expect(new RpcClient(silent.nc, 300, { intervalMs: 100, lostAfterMs: 1000 }).send('bots.bot.list', {}, ctx)).resolves.toEqual(['again']);
+    expect(silent.sent).toHaveLength(2);
+    const signing = fakeConnection(() => ({ signs: { every: 50, after: 5000, response: 'late' } }));
+    const err = await new RpcClient(signing.nc, 300, { intervalMs: 100, lostAfterMs: 1000 }).send('bots.bot.list', {}, ctx).catch((e: unknown) => e);
+    expect(err).toMatchObject({ kind: 'timeout', message: 'The bots service is unavailable (no reply in time)' });
+    expect(signing.sent).toHaveLength(1);
+  });
+
+  it('refuses a silence limit that is not longer than the pace of the signs', () => {
+    expect(() => new RpcClient(fakeConnection(() => 'timeout').nc, 1000, { intervalMs: 500, lostAfterMs: 500 })).toThrow(/RPC_LOST_AFTER_MS/);
   });
 
   it('turns remote error payloads into DomainErrors', async () => {

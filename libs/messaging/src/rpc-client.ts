@@ -1,13 +1,33 @@
-import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { performance } from 'node:perf_hooks';
-import { Msg, NatsConnection, NatsError, Subscription, createInbox, headers as natsHeaders } from 'nats';
+import { Msg, MsgHdrs, NatsConnection, NatsError, Subscription, createInbox, headers as natsHeaders } from 'nats';
 import { TimeoutError } from 'rxjs';
-import { CallerContext, Envelope, RpcRequest, RpcResponse, RpcSubject } from '@sa/contracts';
+import { CallerContext, Envelope, RPC_READS, RpcRequest, RpcResponse, RpcSubject } from '@sa/contracts';
 import { BadRequest, DomainError, ServiceUnavailable } from '@sa/errors';
 import { counter, histogram } from '@sa/metrics';
+import { ALIVE_HEADER, DEFAULT_RPC_LIVENESS, LIVENESS_HEADER, RpcLiveness } from './rpc-liveness';
 
 export const NATS_CONNECTION = Symbol('NATS_CONNECTION');
 export const RPC_TIMEOUT_MS = Symbol('RPC_TIMEOUT_MS');
+export const RPC_LIVENESS = Symbol('RPC_LIVENESS');
+
+/** Retry-After (seconds) of a 503 for a request no replica answered: a replica is restarting, or the other one takes it. */
+export const RPC_RETRY_AFTER_S = 1;
+/** Pause before asking again when nobody listened: long enough for a replica that is reconnecting. */
+const NO_RESPONDERS_PAUSE_MS = 250;
+
+/** Why a request got no answer: nobody listened (never delivered), the replica went silent, or no answer in time. */
+export type Unanswered = 'no_responders' | 'lost' | 'timeout';
+
+/** A request no replica answered; `kind` tells whether it may have run (lost, timeout) or not (no_responders). */
+export class RpcUnanswered extends ServiceUnavailable {
+  constructor(
+    service: string,
+    readonly kind: Unanswered,
+  ) {
+    super(service, kind === 'no_responders' ? 'no instance is running' : kind === 'lost' ? 'the instance working on the request stopped' : 'no reply in time', RPC_RETRY_AFTER_S);
+  }
+}
 
 function serviceOf(subject: string): string {
   return subject.split('.')[0];
@@ -46,6 +66,7 @@ interface NestReply {
  * Nest's own client subscribed and unsubscribed a reply inbox per request.
  */
 const clientRequests = counter({ name: 'sa_rpc_client_requests_total', help: 'NATS requests sent, by subject and outcome (ok or the error code)', labelNames: ['subject', 'outcome'] as const });
+const clientRetries = counter({ name: 'sa_rpc_client_retries_total', help: 'NATS requests asked a second time, by subject and why (no_responders: nobody listened; lost: the replica working on a read stopped)', labelNames: ['subject', 'reason'] as const });
 const clientDuration = histogram({ name: 'sa_rpc_client_duration_seconds', help: 'Round trip of a NATS request, by subject', labelNames: ['subject'] as const });
 
 @Injectable()
@@ -59,13 +80,39 @@ export class RpcClient implements OnApplicationShutdown {
   constructor(
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(RPC_TIMEOUT_MS) private readonly defaultTimeoutMs: number,
-  ) {}
+    @Optional() @Inject(RPC_LIVENESS) liveness: RpcLiveness | null = null,
+  ) {
+    this.liveness = liveness ?? DEFAULT_RPC_LIVENESS;
+    if (this.liveness.lostAfterMs <= this.liveness.intervalMs) {
+      throw new Error(`RPC_LOST_AFTER_MS (${this.liveness.lostAfterMs}) must be more than RPC_LIVENESS_MS (${this.liveness.intervalMs}): every slow request would be taken for lost`);
+    }
+    this.plainHeaders = natsHeaders();
+    this.plainHeaders.set(LIVENESS_HEADER, String(this.liveness.intervalMs));
+  }
 
-  async send<S extends RpcSubject>(subject: S, data: RpcRequest<S>, ctx?: CallerContext, opts: { timeoutMs?: number } = {}): Promise<RpcResponse<S>> {
+  private readonly liveness: RpcLiveness;
+  /** The headers of a request without a request id (never changed once made, so shared). */
+  private readonly plainHeaders: MsgHdrs;
+
+  /**
+   * Sends a request and waits for its answer. A request nobody listened to is asked again once
+   * after a pause; one lost with the replica that took it is asked again once, of another replica,
+   * when it changes nothing (`idempotent`, by default when the subject is in RPC_READS). Otherwise
+   * it fails with service_unavailable and Retry-After: it may have run.
+   */
+  async send<S extends RpcSubject>(subject: S, data: RpcRequest<S>, ctx?: CallerContext, opts: { timeoutMs?: number; idempotent?: boolean } = {}): Promise<RpcResponse<S>> {
     const metered = meters(subject);
     const started = performance.now();
     try {
-      const response = await this.request(subject, data, ctx, opts);
+      let response: RpcResponse<S>;
+      try {
+        response = await this.request(subject, data, ctx, opts);
+      } catch (err) {
+        if (!(err instanceof RpcUnanswered) || !(err.kind === 'no_responders' || (err.kind === 'lost' && (opts.idempotent ?? RPC_READS.has(subject))))) throw err;
+        clientRetries.inc({ subject, reason: err.kind });
+        if (err.kind === 'no_responders') await new Promise((r) => setTimeout(r, NO_RESPONDERS_PAUSE_MS));
+        response = await this.request(subject, data, ctx, opts);
+      }
       metered.ok.inc();
       return response;
     } catch (err) {
@@ -85,15 +132,38 @@ export class RpcClient implements OnApplicationShutdown {
     if (maxPayload && body.length > maxPayload - 4096) {
       throw new BadRequest(`The request is too large to process (${body.length} bytes once encoded; the limit is about ${maxPayload - 4096})`);
     }
-    const h = ctx?.requestId ? natsHeaders() : undefined;
-    if (h && ctx?.requestId) h.set('x-request-id', ctx.requestId);
+    let h = this.plainHeaders;
+    if (ctx?.requestId) {
+      h = natsHeaders();
+      h.set(LIVENESS_HEADER, String(this.liveness.intervalMs));
+      h.set('x-request-id', ctx.requestId);
+    }
     const raw = await new Promise<Msg>((resolve, reject) => {
       const timeoutMs = opts.timeoutMs ?? this.defaultTimeoutMs;
-      const timer = setTimeout(() => {
-        this.pending.delete(token);
-        reject(new ServiceUnavailable(serviceOf(subject), 'no reply in time'));
-      }, timeoutMs);
-      this.pending.set(token, { resolve, reject, timer, subject });
+      const { lostAfterMs, intervalMs } = this.liveness;
+      const sent = Date.now();
+      // One timer per request: at the timeout, or when the replica has been silent for lostAfterMs
+      // (the timer is moved on lazily when it fires after a sign of life, not at every sign).
+      const check = (listened = false) => {
+        const p = this.pending.get(token);
+        if (!p) return;
+        const now = Date.now();
+        // Past a deadline, listen once more before judging: this process may itself have been
+        // stopped past it (a long GC, a starved CPU), and then its timers run before it reads the
+        // answer or the signs that wait on its socket. A timer of 1 ms runs after the event loop's
+        // next poll phase, which reads them.
+        if (!listened && (now - sent >= timeoutMs || now - p.lastSign >= lostAfterMs)) {
+          p.timer = setTimeout(() => check(true), 1);
+          return;
+        }
+        // At the timeout, a replica that missed its last sign is taken for lost rather than slow
+        // (a timeout shorter than the silence limit would otherwise hide every dead replica).
+        if (now - sent >= timeoutMs) this.settle(token)?.reject(new RpcUnanswered(serviceOf(subject), now - p.lastSign > intervalMs * 1.5 ? 'lost' : 'timeout'));
+        else if (now - p.lastSign >= lostAfterMs) this.settle(token)?.reject(new RpcUnanswered(serviceOf(subject), 'lost'));
+        else p.timer = setTimeout(() => check(), Math.min(sent + timeoutMs, p.lastSign + lostAfterMs) - now);
+      };
+      const timer = setTimeout(() => check(), Math.min(timeoutMs, lostAfterMs));
+      this.pending.set(token, { resolve, reject, timer, subject, lastSign: sent });
       try {
         this.listen();
         this.nc.publish(subject, body, { reply: this.inbox + token, headers: h });
@@ -102,7 +172,7 @@ export class RpcClient implements OnApplicationShutdown {
       }
     });
     // An empty reply with status 503 is NATS saying that nobody listens on the subject.
-    if (raw.data.length === 0 && raw.headers?.code === 503) throw new ServiceUnavailable(serviceOf(subject), 'no instance is running');
+    if (raw.data.length === 0 && raw.headers?.code === 503) throw new RpcUnanswered(serviceOf(subject), 'no_responders');
     let reply: NestReply;
     try {
       reply = JSON.parse(utf8.decode(raw.data)) as NestReply;
@@ -132,7 +202,14 @@ export class RpcClient implements OnApplicationShutdown {
           }
           return;
         }
-        this.settle(msg.subject.slice(prefixLength))?.resolve(msg);
+        const token = msg.subject.slice(prefixLength);
+        // A sign of life is not the answer: it only tells that the replica is still at work.
+        if (msg.data.length === 0 && msg.headers?.has(ALIVE_HEADER)) {
+          const p = this.pending.get(token);
+          if (p) p.lastSign = Date.now();
+          return;
+        }
+        this.settle(token)?.resolve(msg);
       },
     });
     void this.subscription.closed.then(() => {
@@ -162,6 +239,8 @@ interface Pending {
   reject: (err: unknown) => void;
   timer: NodeJS.Timeout;
   subject: string;
+  /** When the request was sent or the replica last signed that it is at work on it. */
+  lastSign: number;
 }
 
 const utf8 = new TextDecoder();

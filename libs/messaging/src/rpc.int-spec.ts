@@ -183,7 +183,7 @@ describe('RpcClient ↔ @RpcHandler over NATS', () => {
     const err = await failure(rpc.send('bots.bot.list', {}, ctxOf(), { timeoutMs: 200 }));
     const elapsed = Date.now() - started;
     expect(err.code).toBe('service_unavailable');
-    expect(err.details).toEqual({ service: 'bots' });
+    expect(err.details).toEqual({ service: 'bots', retry_after: 1 });
     expect(err.message).toBe('The bots service is unavailable (no reply in time)');
     expect(elapsed).toBeGreaterThanOrEqual(190);
     expect(elapsed).toBeLessThan(2000);
@@ -193,7 +193,7 @@ describe('RpcClient ↔ @RpcHandler over NATS', () => {
     const started = Date.now();
     const err = await failure(rpc.send('knowledge.health.ping', {}, undefined, { timeoutMs: 5000 }));
     expect(err.code).toBe('service_unavailable');
-    expect(err.details).toEqual({ service: 'knowledge' });
+    expect(err.details).toEqual({ service: 'knowledge', retry_after: 1 });
     expect(err.message).toBe('The knowledge service is unavailable (no instance is running)');
     expect(Date.now() - started).toBeLessThan(2000);
   });

@@ -477,6 +477,15 @@ export interface components {
             /** @description A free bot name (409 on POST /bots). */
             suggested_name?: string;
         };
+        /** @description The pages found on a crawled source (site root or sitemap), by status. */
+        KBCrawlProgress: {
+            /** @description Pages that failed (404, 500 after retries, timed out, refused by robots.txt, ...). */
+            failed: number;
+            /** @description Pages found (queued, processing, ready or failed). */
+            found: number;
+            /** @description Pages ready (indexed). */
+            ready: number;
+        };
         /** @description A knowledge-base document. POST /kb/ingest creates it `queued`; poll GET /kb for its status. */
         KBDocument: {
             /** Format: uuid */
@@ -498,6 +507,8 @@ export interface components {
              * @description Not in the spec (x-extension): when the scheduler re-syncs it next (null without a schedule).
              */
             next_sync_at?: string | null;
+            /** @description Not in the spec (x-extension): on a crawled source (site root or sitemap) that pages were found on, how many, and how many are ready or failed; absent otherwise. */
+            pages?: components["schemas"]["KBCrawlProgress"];
             /**
              * Format: uuid
              * @description Not in the spec (x-extension): the crawled source (site root or sitemap) this page was discovered from, or null.
@@ -670,6 +681,8 @@ export interface components {
         /** @description A back-end service did not answer (code: `service_unavailable`; this implementation). */
         ServiceUnavailable: {
             headers: {
+                /** @description Integer seconds to wait before trying again; sent when no replica of a service answered (none running, or the one working on a write stopped, so its outcome is unknown). */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { AnalyticsQuestionsView } from '@sa/contracts';
+import type { AnalyticsChannelsView, AnalyticsQuestionsView, ChatChannel } from '@sa/contracts';
 import { MESSAGE_ORDER } from '../conversations/conversations.views';
 import { AnalyticsView, DailyCountsView, TopQuestionView } from './analytics.views';
 
@@ -125,6 +125,43 @@ export class AnalyticsRepository {
       feedback: { positive: sum('positive'), negative: sum('negative') },
       sessions: { total: sessionsTotal, avg_messages: sessionsTotal ? Math.round((Number(sessions[0].messages) * 100) / sessionsTotal) / 100 : 0 },
     };
+  }
+
+  /**
+   * Issue 35 ("Analytics splits by channel"): per channel, the sessions active in the window (the
+   * rule of the summary's sessions; a session's channel is its first turn's) and the visitor
+   * messages and unanswered replies sent through it (each message's own channel). Channels with
+   * neither are left out; the busiest first. Playground and evaluation turns are never stored
+   * (chat-turn.service.ts), so nothing needs filtering out here.
+   */
+  async channels(query: AnalyticsQuery): Promise<AnalyticsChannelsView> {
+    const days = query.days ?? ANALYTICS_DAYS;
+    const w = analyticsWindow(query.now ?? new Date(), days);
+    const bots = `($2::uuid IS NULL OR chatbot_id = $2::uuid) AND ($3::uuid[] IS NULL OR chatbot_id = ANY ($3::uuid[]))`;
+    const rows: { channel: ChatChannel; conversations: number; messages: number; unanswered: number }[] = await this.ds.query(
+      `WITH s AS (
+         SELECT channel, count(*)::int AS conversations
+           FROM chat.sessions
+          WHERE tenant_id = $1 AND last_at >= $4::timestamptz AND last_at < $5::timestamptz AND ${bots}
+          GROUP BY channel
+       ), m AS (
+         SELECT channel,
+                count(*) FILTER (WHERE role = 'user')::int AS messages,
+                count(*) FILTER (WHERE role = 'assistant' AND unanswered)::int AS unanswered
+           FROM chat.messages
+          WHERE tenant_id = $1 AND created_at >= $4::timestamptz AND created_at < $5::timestamptz AND ${bots}
+          GROUP BY channel
+       )
+       SELECT coalesce(s.channel, m.channel) AS channel,
+              coalesce(s.conversations, 0) AS conversations,
+              coalesce(m.messages, 0) AS messages,
+              coalesce(m.unanswered, 0) AS unanswered
+         FROM s FULL JOIN m ON m.channel = s.channel
+        WHERE coalesce(s.conversations, 0) > 0 OR coalesce(m.messages, 0) > 0
+        ORDER BY conversations DESC, messages DESC, channel`,
+      [query.tenantId, query.chatbotId ?? null, query.botIds ?? null, w.start.toISOString(), w.end.toISOString()],
+    );
+    return { days, channels: rows.map((r) => ({ channel: r.channel, conversations: r.conversations, messages: r.messages, unanswered: r.unanswered })) };
   }
 
   /**

@@ -17,7 +17,8 @@ export interface NewTurn {
   sessionId: string;
   /** `api` for POST /v1/chat, `widget` for the widget. */
   channel: string;
-  user: { content: string; language: string | null };
+  /** providerMessageId: the channel's id of the visitor's message (issue 35), unique per channel and workspace. */
+  user: { content: string; language: string | null; providerMessageId?: string | null };
   assistant: {
     content: string;
     sourceUrls: string[] | null;
@@ -38,6 +39,43 @@ export interface StoredTurn {
 export interface HistoryMessage {
   role: ChatRole;
   content: string;
+}
+
+/** Who holds a reservation (issue 36): the turn it is for and the replica answering it. */
+export interface ReservationHold {
+  turnId: string;
+  holder: string;
+}
+
+/**
+ * The reservation row of a reserve statement: $4 turn, $5 holder, $6 bot, $7 bucket; written only
+ * when the message was counted (it reads `counted`) and the caller holds it.
+ */
+const HOLD_CTE = `held AS (
+         INSERT INTO chat.turn_reservations (turn_id, tenant_id, chatbot_id, bucket, month, holder)
+         SELECT $4::uuid, $1, $6::uuid, $7, $2::date, $5 FROM counted WHERE $4::uuid IS NOT NULL
+         RETURNING 1
+       )`;
+
+/**
+ * One statement that ends the reservations `deleteReturning` (a DELETE of chat.turn_reservations)
+ * removes and gives each one's message back to its bucket, never below zero; `released` counts them.
+ */
+function giveBack(deleteReturning: string): string {
+  return `WITH gone AS (${deleteReturning} RETURNING tenant_id, chatbot_id, bucket, month),
+     ws AS (
+       UPDATE chat.usage u SET messages = GREATEST(u.messages - g.n, 0)
+         FROM (SELECT tenant_id, month, count(*)::int AS n FROM gone WHERE bucket = 'workspace' GROUP BY 1, 2) g
+        WHERE u.tenant_id = g.tenant_id AND u.month = g.month
+       RETURNING 1
+     ),
+     widget AS (
+       UPDATE chat.widget_usage u SET messages = GREATEST(u.messages - g.n, 0)
+         FROM (SELECT tenant_id, chatbot_id, month, count(*)::int AS n FROM gone WHERE bucket = 'widget' GROUP BY 1, 2, 3) g
+        WHERE u.tenant_id = g.tenant_id AND u.chatbot_id = g.chatbot_id AND u.month = g.month
+       RETURNING 1
+     )
+   SELECT count(*)::int AS released FROM gone`;
 }
 
 export interface QuotaReservation {
@@ -72,7 +110,7 @@ export class MessagesRepository {
       m,
       `WITH inserted AS (
          INSERT INTO chat.messages (tenant_id, chatbot_id, session_id, channel, role, content, language, question_key, source_urls, unanswered, provider_message_id, passages, prompt_tokens, completion_tokens)
-         VALUES ($1, $2, $3, $4, 'user', $5, $6, $7, NULL, false, NULL, NULL, NULL, NULL),
+         VALUES ($1, $2, $3, $4, 'user', $5, $6, $7, NULL, false, $15, NULL, NULL, NULL),
                 ($1, $2, $3, $4, 'assistant', $8, NULL, NULL, $9::text[], $10, $11, $12::jsonb, $13::int, $14::int)
          RETURNING ${MESSAGE_COLUMNS}
        ), session AS (
@@ -100,12 +138,35 @@ export class MessagesRepository {
         t.assistant.passages ? JSON.stringify(passageRecords(t.assistant.passages)) : null,
         t.assistant.tokens?.prompt ?? null,
         t.assistant.tokens?.completion ?? null,
+        t.user.providerMessageId ?? null,
       ],
     );
     const user = rows.find((r) => r.role === 'user');
     const assistant = rows.find((r) => r.role === 'assistant');
     if (!user || !assistant) throw new Error('insertTurn: the insert returned no rows');
     return { userMessage: toChatMessageView(user), assistantMessage: toChatMessageView(assistant) };
+  }
+
+  /**
+   * Issue 35: the visitor's message a channel delivered before (same provider id, channel and
+   * session), and the reply stored after it (null: none, e.g. a person held the session).
+   */
+  async byProviderMessageId(tenantId: string, sessionId: string, channel: string, providerMessageId: string): Promise<{ user: ChatMessageView; reply: ChatMessageView | null } | null> {
+    const [user] = await queryRows<ChatMessageRow>(
+      this.ds.manager,
+      `SELECT ${MESSAGE_COLUMNS} FROM chat.messages
+        WHERE tenant_id = $1 AND channel = $2 AND provider_message_id = $3 AND role = 'user' AND session_id = $4`,
+      [tenantId, channel, providerMessageId, sessionId],
+    );
+    if (!user) return null;
+    const [reply] = await queryRows<ChatMessageRow>(
+      this.ds.manager,
+      `SELECT ${MESSAGE_COLUMNS} FROM chat.messages
+        WHERE tenant_id = $1 AND session_id = $2 AND role = 'assistant' AND created_at >= $3::timestamptz AND id <> $4::uuid
+        ORDER BY ${MESSAGE_ORDER} LIMIT 1`,
+      [tenantId, sessionId, user.created_at, user.id],
+    );
+    return { user: toChatMessageView(user), reply: reply ? toChatMessageView(reply) : null };
   }
 
   /** The last `limit` messages of the session, oldest first: the context of the next reply. */
@@ -133,17 +194,22 @@ export class MessagesRepository {
    * Counts one message against the workspace's quota of `limit` messages for `now`'s calendar
    * month (UTC). Atomic: the conditional upsert locks the month's row, so concurrent calls can
    * never count past the limit. The row lock is held until `m`'s transaction ends: reserve in a
-   * short transaction of its own, not in one that spans generating the reply.
+   * short transaction of its own, not in one that spans generating the reply. With `hold`, the
+   * same statement records the reservation under the turn and the replica holding it (issue 36),
+   * so that releaseTurn, settleTurn or, when the replica dies, releaseOrphans ends it.
    */
-  async reserveMessage(m: EntityManager, tenantId: string, limit: number, now: Date): Promise<QuotaReservation> {
+  async reserveMessage(m: EntityManager, tenantId: string, limit: number, now: Date, hold?: ReservationHold): Promise<QuotaReservation> {
     const month = usageMonth(now);
     const [counted] = await queryRows<{ messages: number }>(
       m,
-      `INSERT INTO chat.usage AS u (tenant_id, month, messages)
-       SELECT $1, $2::date, 1 WHERE $3::int > 0
-       ON CONFLICT (tenant_id, month) DO UPDATE SET messages = u.messages + 1 WHERE u.messages < $3::int
-       RETURNING messages`,
-      [tenantId, month, limit],
+      `WITH counted AS (
+         INSERT INTO chat.usage AS u (tenant_id, month, messages)
+         SELECT $1, $2::date, 1 WHERE $3::int > 0
+         ON CONFLICT (tenant_id, month) DO UPDATE SET messages = u.messages + 1 WHERE u.messages < $3::int
+         RETURNING messages
+       ), ${HOLD_CTE}
+       SELECT messages FROM counted`,
+      [tenantId, month, limit, hold?.turnId ?? null, hold?.holder ?? null, null, 'workspace'],
     );
     if (counted) return { ok: true, used: counted.messages };
     const [current] = await queryRows<{ messages: number }>(m, `SELECT messages FROM chat.usage WHERE tenant_id = $1 AND month = $2::date`, [tenantId, month]);
@@ -158,7 +224,7 @@ export class MessagesRepository {
 
   /**
    * Gives back a message reserved for `now`'s month (pass the reservation's `now`) when no reply
-   * was stored, e.g. the model failed. Never goes below zero.
+   * was stored, e.g. the model failed. Never goes below zero. For a reservation without a hold.
    */
   async releaseMessage(m: EntityManager, tenantId: string, now: Date): Promise<void> {
     await m.query(`UPDATE chat.usage SET messages = messages - 1 WHERE tenant_id = $1 AND month = $2::date AND messages > 0`, [tenantId, usageMonth(now)]);
@@ -168,15 +234,18 @@ export class MessagesRepository {
    * Counts one widget chat message against the bot's widget budget of `limit` messages for `now`'s
    * calendar month (UTC), apart from the workspace's quota. Atomic in the same way as reserveMessage.
    */
-  async reserveWidgetMessage(m: EntityManager, tenantId: string, chatbotId: string, limit: number, now: Date): Promise<QuotaReservation> {
+  async reserveWidgetMessage(m: EntityManager, tenantId: string, chatbotId: string, limit: number, now: Date, hold?: ReservationHold): Promise<QuotaReservation> {
     const month = usageMonth(now);
     const [counted] = await queryRows<{ messages: number }>(
       m,
-      `INSERT INTO chat.widget_usage AS u (tenant_id, chatbot_id, month, messages)
-       SELECT $1, $2, $3::date, 1 WHERE $4::int > 0
-       ON CONFLICT (tenant_id, chatbot_id, month) DO UPDATE SET messages = u.messages + 1 WHERE u.messages < $4::int
-       RETURNING messages`,
-      [tenantId, chatbotId, month, limit],
+      `WITH counted AS (
+         INSERT INTO chat.widget_usage AS u (tenant_id, chatbot_id, month, messages)
+         SELECT $1, $6, $2::date, 1 WHERE $3::int > 0
+         ON CONFLICT (tenant_id, chatbot_id, month) DO UPDATE SET messages = u.messages + 1 WHERE u.messages < $3::int
+         RETURNING messages
+       ), ${HOLD_CTE}
+       SELECT messages FROM counted`,
+      [tenantId, month, limit, hold?.turnId ?? null, hold?.holder ?? null, chatbotId, 'widget'],
     );
     if (counted) return { ok: true, used: counted.messages };
     const [current] = await queryRows<{ messages: number }>(m, `SELECT messages FROM chat.widget_usage WHERE tenant_id = $1 AND chatbot_id = $2 AND month = $3::date`, [
@@ -187,13 +256,56 @@ export class MessagesRepository {
     return { ok: false, used: current?.messages ?? 0 };
   }
 
-  /** Gives back a widget message reserved for `now`'s month (pass the reservation's `now`). Never goes below zero. */
+  /** Gives back a widget message reserved for `now`'s month (pass the reservation's `now`). Never goes below zero. For a reservation without a hold. */
   async releaseWidgetMessage(m: EntityManager, tenantId: string, chatbotId: string, now: Date): Promise<void> {
     await m.query(`UPDATE chat.widget_usage SET messages = messages - 1 WHERE tenant_id = $1 AND chatbot_id = $2 AND month = $3::date AND messages > 0`, [
       tenantId,
       chatbotId,
       usageMonth(now),
     ]);
+  }
+
+  /** Gives back the message a turn reserved with a hold, once: false when it was settled or given back already. */
+  async releaseTurn(m: EntityManager, turnId: string): Promise<boolean> {
+    const [row] = await queryRows<{ released: number }>(m, giveBack(`DELETE FROM chat.turn_reservations WHERE turn_id = $1`), [turnId]);
+    return (row?.released ?? 0) > 0;
+  }
+
+  /** The turn was stored: its reservation stays counted and is no longer open. Call in the transaction that stores it. */
+  async settleTurn(m: EntityManager, turnId: string): Promise<void> {
+    await m.query(`DELETE FROM chat.turn_reservations WHERE turn_id = $1`, [turnId]);
+  }
+
+  /** This replica is alive (issue 36); first call: it exists. */
+  async heartbeat(replicaId: string): Promise<void> {
+    await this.ds.query(`INSERT INTO chat.replicas (id, seen_at) VALUES ($1, now()) ON CONFLICT (id) DO UPDATE SET seen_at = now()`, [replicaId]);
+  }
+
+  /** This replica stops: its own reservations (none once its turns ended) are given back, and it is gone. */
+  async leave(replicaId: string): Promise<number> {
+    const [row] = await queryRows<{ released: number }>(this.ds, giveBack(`DELETE FROM chat.turn_reservations WHERE holder = $1`), [replicaId]);
+    await this.ds.query(`DELETE FROM chat.replicas WHERE id = $1`, [replicaId]);
+    return row?.released ?? 0;
+  }
+
+  /**
+   * Gives back the reservations of replicas silent for `orphanMs` (killed, or gone without a
+   * word), made at least `orphanMs` ago, and forgets replicas silent for a day. Returns how many
+   * messages were given back. Any replica may run it; concurrent runs give each back once (the
+   * DELETE takes each row once).
+   */
+  async releaseOrphans(orphanMs: number): Promise<number> {
+    const [row] = await queryRows<{ released: number }>(
+      this.ds,
+      giveBack(
+        `DELETE FROM chat.turn_reservations r
+          WHERE r.reserved_at < now() - make_interval(secs => $1::double precision / 1000)
+            AND NOT EXISTS (SELECT 1 FROM chat.replicas p WHERE p.id = r.holder AND p.seen_at >= now() - make_interval(secs => $1::double precision / 1000))`,
+      ),
+      [orphanMs],
+    );
+    await this.ds.query(`DELETE FROM chat.replicas WHERE seen_at < now() - interval '1 day'`);
+    return row?.released ?? 0;
   }
 
   /**

@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { CallerContext, handoffLiveSubject } from '@sa/contracts';
 import { dataSourceOptions } from '@sa/db';
 import { createTestDatabase, domainErrorCode } from '@sa/testing';
+import { Outbox } from '@sa/events';
 import { MessagesRepository } from '../conversations/messages.repository';
 import { HandoffRepository } from './handoff.repository';
 import { HandoffService } from './handoff.service';
@@ -25,7 +26,7 @@ beforeAll(async () => {
   db = await createTestDatabase('sa_test_chat_handoff');
   ds = await new DataSource({ ...dataSourceOptions({ url: db.appUrl('chat'), applicationName: 'chat-handoff-int', poolSize: 5 }), logging: false }).initialize();
   nc = await connect({ servers: process.env['NATS_URL'] || 'nats://127.0.0.1:4222' });
-  service = new HandoffService(new HandoffRepository(ds), new MessagesRepository(ds), ds, nc);
+  service = new HandoffService(new HandoffRepository(ds), new MessagesRepository(ds), ds, nc, new Outbox('chat'));
 });
 
 afterAll(async () => {
@@ -38,8 +39,8 @@ function ctxOf(tenantId: string, botIds: string[] | null = null): CallerContext 
   return { tenantId, botIds, tokenId: null, scopes: [], requestId: `req-${randomUUID()}`, entitlements: {} as CallerContext['entitlements'] };
 }
 
-async function requested(tenantId: string, botId: string, sessionId: string): Promise<boolean> {
-  return ds.transaction((m) => service.request(m, { tenantId, sessionId, chatbotId: botId, channel: 'widget', kind: 'explicit', reason: null, question: 'Can I talk to someone?' }));
+async function requested(tenantId: string, botId: string, sessionId: string, channel = 'widget'): Promise<boolean> {
+  return ds.transaction((m) => service.request(m, { tenantId, sessionId, chatbotId: botId, channel, kind: 'explicit', reason: null, question: 'Can I talk to someone?' }));
 }
 
 describe('the handoff queue', () => {
@@ -100,6 +101,22 @@ describe('the handoff queue', () => {
     // Another bot's widget: refused.
     expect(await domainErrorCode(service.widgetReplies(ctxOf(tenantId, [otherBot]), { chatbotId: botId, sessionId: 'w1' }))).toBe('bot_access_denied');
     expect(await domainErrorCode(service.widgetReplies(ctxOf(tenantId, [otherBot]), { chatbotId: otherBot, sessionId: 'w1' }))).toBe('bot_access_denied');
+  });
+
+  it("a person's reply in a channel's conversation is queued for the channel (conversation.person_reply); a widget's is not", async () => {
+    const tenantId = randomUUID();
+    const botId = randomUUID();
+    const ctx = ctxOf(tenantId);
+    await requested(tenantId, botId, 'wa1', 'whatsapp');
+    await requested(tenantId, botId, 'web1');
+    await service.take(ctx, { sessionId: 'wa1', person: ADA });
+    await service.take(ctx, { sessionId: 'web1', person: ADA });
+    const sent = await service.reply(ctx, { sessionId: 'wa1', person: ADA, text: 'Ada here, on WhatsApp.' });
+    await service.reply(ctx, { sessionId: 'web1', person: ADA, text: 'Ada here, on the site.' });
+    const events = await ds.query(`SELECT type, payload FROM chat.outbox WHERE tenant_id = $1 ORDER BY created_at`, [tenantId]);
+    expect(events).toEqual([
+      { type: 'conversation.person_reply', payload: expect.objectContaining({ data: { session_id: 'wa1', chatbot_id: botId, channel: 'whatsapp', message_id: sent.id, content: 'Ada here, on WhatsApp.' } }) },
+    ]);
   });
 
   it('another workspace, or a caller restricted to other bots, finds nothing (404)', async () => {

@@ -173,13 +173,13 @@ export class HandoffRepository {
    */
   async insertMessage(
     m: EntityManager,
-    t: { tenantId: string; chatbotId: string | null; sessionId: string; channel: string; role: 'user' | 'assistant'; content: string; language: string | null; questionKey: string | null; author: HandoffPerson | null },
+    t: { tenantId: string; chatbotId: string | null; sessionId: string; channel: string; role: 'user' | 'assistant'; content: string; language: string | null; questionKey: string | null; author: HandoffPerson | null; providerMessageId?: string | null },
   ): Promise<HandoffMessageView> {
     const [row] = await queryRows<MessageRow>(
       m,
       `WITH inserted AS (
-         INSERT INTO chat.messages (tenant_id, chatbot_id, session_id, channel, role, content, language, question_key, source_urls, unanswered, author_kind, author_label)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, false, $9, $10)
+         INSERT INTO chat.messages (tenant_id, chatbot_id, session_id, channel, role, content, language, question_key, source_urls, unanswered, author_kind, author_label, provider_message_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, NULL, false, $9, $10, $11)
          RETURNING id, role, content, author_kind, author_label, created_at
        ), session AS (
          INSERT INTO chat.sessions AS s (tenant_id, session_id, chatbot_id, channel, message_count, first_at, last_at, preview)
@@ -191,7 +191,7 @@ export class HandoffRepository {
                preview = coalesce(s.preview, EXCLUDED.preview)
        )
        SELECT * FROM inserted`,
-      [t.tenantId, t.chatbotId, t.sessionId, t.channel, t.role, t.content, t.language, t.questionKey, t.author ? 'person' : null, t.author?.label ?? null],
+      [t.tenantId, t.chatbotId, t.sessionId, t.channel, t.role, t.content, t.language, t.questionKey, t.author ? 'person' : null, t.author?.label ?? null, t.providerMessageId ?? null],
     );
     if (!row) throw new Error('insertMessage: the insert returned no row');
     return toMessage(row);

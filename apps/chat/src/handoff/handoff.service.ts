@@ -14,9 +14,12 @@ import {
   HandoffView,
   WidgetRepliesRequest,
   WidgetRepliesView,
+  CHANNEL_KINDS,
+  PERSON_REPLY_EVENT,
   handoffLiveSubject,
 } from '@sa/contracts';
 import { BotAccessDenied, DomainError, NotFound } from '@sa/errors';
+import { Outbox } from '@sa/events';
 import { NATS_CONNECTION } from '@sa/messaging';
 import { MessagesRepository } from '../conversations/messages.repository';
 import { HandoffRepository, NewHandoff } from './handoff.repository';
@@ -36,6 +39,7 @@ export class HandoffService {
     private readonly messages: MessagesRepository,
     @InjectDataSource() private readonly ds: DataSource,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
+    private readonly outbox: Outbox,
   ) {}
 
   /** Within the transaction that writes conversation.handoff: the session enters the queue (unless it is there already). */
@@ -44,7 +48,10 @@ export class HandoffService {
   }
 
   /** The visitor's message while a person holds the session (no reply from the bot). */
-  storeVisitorMessage(m: EntityManager, t: { tenantId: string; chatbotId: string | null; sessionId: string; channel: string; content: string; language: string | null; questionKey: string | null }): Promise<HandoffMessageView> {
+  storeVisitorMessage(
+    m: EntityManager,
+    t: { tenantId: string; chatbotId: string | null; sessionId: string; channel: string; content: string; language: string | null; questionKey: string | null; providerMessageId?: string | null },
+  ): Promise<HandoffMessageView> {
     return this.handoffs.insertMessage(m, { ...t, role: 'user', author: null });
   }
 
@@ -83,7 +90,7 @@ export class HandoffService {
       if (h.state !== 'taken' || h.taken_by_id !== req.person.id) {
         throw new DomainError('conflict', h.state === 'taken' ? `${h.taken_by_label ?? 'Another person'} has taken this conversation over` : 'Take the conversation over before replying');
       }
-      return this.handoffs.insertMessage(m, {
+      const stored = await this.handoffs.insertMessage(m, {
         tenantId: ctx.tenantId,
         chatbotId: h.chatbot_id,
         sessionId: req.sessionId,
@@ -94,6 +101,12 @@ export class HandoffService {
         questionKey: null,
         author: req.person,
       });
+      // Issue 35: a channel's conversation gets the reply where it came from (the channels service
+      // sends it); the widget polls for it instead.
+      if ((CHANNEL_KINDS as readonly string[]).includes(h.channel)) {
+        await this.outbox.add(m, PERSON_REPLY_EVENT, ctx.tenantId, { session_id: req.sessionId, chatbot_id: h.chatbot_id, channel: h.channel, message_id: stored.id, content: req.text });
+      }
+      return stored;
     });
     this.announce(ctx.tenantId, req.sessionId);
     return message;

@@ -1,6 +1,6 @@
 import { Controller, Inject } from '@nestjs/common';
 import { BotAccess, enforceBotAccess, visibleBots } from '@sa/bot-access';
-import { AnalyticsQuestionsRequest, AnalyticsQuestionsView, AnalyticsRequest, AnalyticsView, CONVERSATIONS_LIMIT_DEFAULT, CallerContext, ChatMessageView, ConsoleChatMessageView, ConsoleConversationsRequest, ConversationMessagesRequest, ConversationView } from '@sa/contracts';
+import { AnalyticsChannelsRequest, AnalyticsChannelsView, AnalyticsQuestionsRequest, AnalyticsQuestionsView, AnalyticsRequest, AnalyticsView, CONVERSATIONS_LIMIT_DEFAULT, CallerContext, ChatMessageView, ConsoleChatMessageView, ConsoleConversationsRequest, ConversationMessagesRequest, ConversationView } from '@sa/contracts';
 import { InsufficientScope, NotFound } from '@sa/errors';
 import { RpcClient, RpcHandler } from '@sa/messaging';
 import { AnalyticsRepository } from '../analytics/analytics.repository';
@@ -73,6 +73,14 @@ export class ConversationQueriesHandler {
     enforceBotAccess(ctx, BotAccess.MustName, req.chatbotId);
     if (req.chatbotId) await this.checkBot(ctx, req.chatbotId);
     return this.analytics.questions({ tenantId: ctx.tenantId, chatbotId: req.chatbotId, botIds: visibleBots(ctx), days: req.days, limit: this.config.analyticsQuestions });
+  }
+
+  /** Issue 35: conversations and visitor messages per channel for the console's Analytics page (the same bot rules as the summary). */
+  @RpcHandler('chat.analytics.channels')
+  async channels(req: AnalyticsChannelsRequest, ctx: CallerContext): Promise<AnalyticsChannelsView> {
+    enforceBotAccess(ctx, BotAccess.MustName, req.chatbotId);
+    if (req.chatbotId) await this.checkBot(ctx, req.chatbotId);
+    return this.analytics.channels({ tenantId: ctx.tenantId, chatbotId: req.chatbotId, botIds: visibleBots(ctx), days: req.days });
   }
 
   /** A named bot must be a bot of the caller's workspace (404). */

@@ -6,8 +6,9 @@ import type { NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import { DataSource, EntityManager } from 'typeorm';
 import { BotAccess, enforceBotAccess } from '@sa/bot-access';
-import { BotSummary, CallerContext, ChatStreamEvent, ChatTurnRequest, ChatTurnStarted, DEFAULT_BEHAVIOUR, ErrorCode, PassageView, PlaygroundOptions, TurnDiagnostics } from '@sa/contracts';
+import { BotSummary, CHAT_STREAM_ALIVE, CallerContext, ChatStreamEvent, ChatStreamSign, ChatTurnRequest, ChatTurnStarted, DEFAULT_BEHAVIOUR, ErrorCode, PassageView, PlaygroundOptions, TurnDiagnostics } from '@sa/contracts';
 import { BotAccessDenied, DomainError, NotFound, QuotaExhausted, WidgetBudgetExhausted } from '@sa/errors';
+import { isPoolWaitTimeout } from '@sa/db';
 import { Outbox } from '@sa/events';
 import { NATS_CONNECTION, RpcClient } from '@sa/messaging';
 import { TokenUsage, buildMessages, describeChatModel, streamAnswer, withoutControlTokens } from '../answer/chat-model';
@@ -20,6 +21,7 @@ import type { BotModels } from '../answer/bot-models';
 import { ChatModelUnavailable } from '../answer/chat-model.exception';
 import { CHAT_CONFIG, ChatConfig } from '../config/chat.config';
 import { MessagesRepository, QuotaReservation } from '../conversations/messages.repository';
+import type { ChatMessageView } from '../conversations/conversations.views';
 import { passageRecords } from '../conversations/message-passages';
 import { questionKey } from '../analytics/question-key';
 import { HandoffService } from '../handoff/handoff.service';
@@ -28,6 +30,7 @@ import { WidgetSessionsRepository } from '../widget/widget-sessions.repository';
 import { TokenUsageRepository } from '../usage/token-usage.repository';
 import { StorableStream, storable } from './storable-text';
 import { ActionCallsRepository, PendingAction } from '../actions/action-calls.repository';
+import { ReservationSweeper } from '../usage/reservation-sweeper';
 import { Resumption, TurnActions, TurnActionsResult, TurnTools } from '../actions/turn-actions';
 
 interface Turn {
@@ -64,6 +67,9 @@ interface Turn {
 /** Why generation stopped early: the visitor went away, the turn's time limit, or a shutdown. */
 type CutReason = 'cancelled' | 'time_limit' | 'shutdown';
 
+/** The sign of life on a turn's subject (issue 36). */
+const ALIVE_FRAME = Buffer.from(JSON.stringify({ type: CHAT_STREAM_ALIVE } satisfies ChatStreamSign));
+
 /** How long to wait before each further try to give a reserved message back. */
 const GIVE_BACK_RETRY_MS = [100, 500];
 
@@ -87,6 +93,7 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     private readonly tokens: TokenUsageRepository,
     private readonly turnActions: TurnActions,
     private readonly actionCalls: ActionCallsRepository,
+    private readonly sweeper: ReservationSweeper,
     @InjectDataSource() private readonly ds: DataSource,
     @Inject(NATS_CONNECTION) private readonly nc: NatsConnection,
     @Inject(BOT_MODELS) private readonly models: BotModels,
@@ -105,6 +112,11 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     if (req.action_confirmation && !named) throw new DomainError('conflict', 'No action waits for a decision: a confirmation needs the sessionId of its conversation');
     const mintSession = req.channel === 'widget' && !named;
     const sessionId = named ?? (mintSession ? newWidgetSessionId() : randomUUID());
+    // A channel's redelivery (issue 35): the message is stored already, so its stored reply streams back.
+    if (named && req.provider_message_id) {
+      const before = await this.messages.byProviderMessageId(ctx.tenantId, named, req.channel, req.provider_message_id);
+      if (before) return this.replay(ctx, req, named, before);
+    }
     const now = new Date();
     const clock = { started: performance.now(), retrieved: 0, firstText: null };
     const bucket = this.bucketOf(ctx, req, now);
@@ -192,10 +204,38 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     const { language, detected } = resolveReplyLanguage({ requested: req.language, text: req.message, botLanguage: bot?.language ?? 'en' });
     const question = storable(req.message);
     const stored = await this.ds.transaction((m) =>
-      this.handoffs.storeVisitorMessage(m, { tenantId: ctx.tenantId, chatbotId: bot?.id ?? null, sessionId, channel: req.channel, content: question, language: detected ?? language, questionKey: questionKey(question) }),
+      this.handoffs.storeVisitorMessage(m, {
+        tenantId: ctx.tenantId,
+        chatbotId: bot?.id ?? null,
+        sessionId,
+        channel: req.channel,
+        content: question,
+        language: detected ?? language,
+        questionKey: questionKey(question),
+        providerMessageId: req.provider_message_id ?? null,
+      }),
     );
     setImmediate(() => this.nc.publish(req.streamSubject, Buffer.from(JSON.stringify({ type: 'held', user_message_id: stored.id, taken_by: heldBy } satisfies ChatStreamEvent))));
     return { turn_id: req.turnId, session_id: sessionId, chatbot_id: bot?.id ?? null, language };
+  }
+
+  /**
+   * A channel delivered this message before (issue 35): nothing is generated, stored or counted
+   * again; the stream gives the stored reply (or says a person holds the session).
+   */
+  private async replay(ctx: CallerContext, req: ChatTurnRequest, sessionId: string, before: { user: ChatMessageView; reply: ChatMessageView | null }): Promise<ChatTurnStarted> {
+    const publish = (event: ChatStreamEvent) => this.nc.publish(req.streamSubject, Buffer.from(JSON.stringify(event)));
+    const { reply } = before;
+    if (reply) {
+      setImmediate(() => {
+        publish({ type: 'delta', text: reply.content });
+        publish({ type: 'end', assistant_message_id: reply.id, unanswered: false, source_urls: reply.source_urls ?? [] });
+      });
+    } else {
+      const heldBy = (await this.handoffs.takenBy(ctx.tenantId, sessionId)) ?? 'a person';
+      setImmediate(() => publish({ type: 'held', user_message_id: before.user.id, taken_by: heldBy }));
+    }
+    return { turn_id: req.turnId, session_id: sessionId, chatbot_id: before.user.chatbot_id, language: req.language ?? 'en' };
   }
 
   /**
@@ -253,6 +293,19 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
    * with an error. Everything streamed and stored is made storable first (storable-text.ts).
    */
   private async run(turn: Turn): Promise<void> {
+    // Signs of life on the turn's subject until its end or error event is out (issue 36): one at
+    // once, then at the RPC pace, so an edge takes silence for a replica that died.
+    const sign = () => this.nc.publish(turn.req.streamSubject, ALIVE_FRAME);
+    sign();
+    const signs = setInterval(sign, this.config.rpcLivenessMs);
+    try {
+      await this.answer(turn);
+    } finally {
+      clearInterval(signs);
+    }
+  }
+
+  private async answer(turn: Turn): Promise<void> {
     const { req, abort } = turn;
     const timer = setTimeout(() => abort.abort('time_limit' satisfies CutReason), this.config.maxTurnMs);
     const publish = (event: ChatStreamEvent) => this.nc.publish(req.streamSubject, Buffer.from(JSON.stringify(event)));
@@ -315,7 +368,7 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
 
     let saved: string;
     try {
-      saved = await this.save(turn, reply.text, unanswered, sources, handoff);
+      saved = await this.saveWaiting(turn, reply.text, unanswered, sources, handoff);
     } catch (err) {
       this.logger.error({ request_id: turn.ctx.requestId, err: (err as Error).message }, 'saving the chat turn failed; the reserved message is given back');
       await this.giveBack(turn);
@@ -323,6 +376,23 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
       return;
     }
     publish(failure ? { type: 'error', ...failure, stored: true } : { type: 'end', assistant_message_id: saved, unanswered, source_urls: sources });
+  }
+
+  /**
+   * Stores the turn, waiting for a database connection as long as the turn may last: when many
+   * answers end at once (5,000 open widget streams, issue 36), their saves queue for the pool's
+   * connections, and one that waited the pool's 5 s was lost although nothing had been written.
+   * Only a save that never got a connection is tried again; any other failure is the caller's.
+   */
+  private async saveWaiting(turn: Turn, text: string, unanswered: boolean, sources: string[], handoff: 'explicit' | 'detected' | null): Promise<string> {
+    const giveUpAt = Date.now() + this.config.maxTurnMs;
+    for (;;) {
+      try {
+        return await this.save(turn, text, unanswered, sources, handoff);
+      } catch (err) {
+        if (!isPoolWaitTimeout(err) || Date.now() >= giveUpAt) throw err;
+      }
+    }
   }
 
   /** Gives the turn's reserved message back (the turn was not stored), retrying briefly: PostgreSQL may be recovering. */
@@ -446,12 +516,14 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
     const { ctx, req } = turn;
     const question = storable(req.message);
     return this.ds.transaction(async (m) => {
+      // Stored, so counted: the reservation is settled with the messages (issue 36).
+      await this.messages.settleTurn(m, req.turnId);
       const { userMessage, assistantMessage } = await this.messages.insertTurn(m, {
         tenantId: ctx.tenantId,
         chatbotId: turn.bot?.id ?? null,
         sessionId: turn.sessionId,
         channel: req.channel,
-        user: { content: question, language: turn.detected ?? turn.language },
+        user: { content: question, language: turn.detected ?? turn.language, providerMessageId: req.provider_message_id ?? null },
         assistant: { content: text, sourceUrls: sources, unanswered, passages: turn.passages, tokens: turn.usage },
       });
       if (turn.usage) await this.tokens.add(m, ctx.tenantId, turn.usage.prompt + turn.usage.completion, new Date());
@@ -465,6 +537,7 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
         unanswered,
         user_message: userMessage.content,
         user_message_at: userMessage.created_at,
+        ...(req.contact ? { contact: req.contact } : {}),
       });
       if (unanswered) {
         await this.outbox.add(m, 'message.unanswered', ctx.tenantId, { ...common, message_id: assistantMessage.id, user_message_id: userMessage.id, question, language: turn.language });
@@ -510,19 +583,23 @@ export class ChatTurnService implements BeforeApplicationShutdown, OnApplication
       // The playground counts against nothing (issue 32): the console refuses it without live access.
       return { reserve: async () => ({ ok: true, used: 0 }), release: async () => undefined, exhausted: () => new DomainError('internal_error', 'unreachable') };
     }
+    // Issue 36: the reservation is held under the turn and this replica, so that a replica that
+    // dies before storing the turn has it given back by the others (ReservationSweeper).
+    const hold = { turnId: req.turnId, holder: this.sweeper.replicaId };
+    const release = async () => void (await this.messages.releaseTurn(m, req.turnId));
     if (req.channel === 'widget') {
       const botId = req.chatbotId;
       const limit = ctx.entitlements.widgetMessagesPerBotPerMonth;
       return {
-        reserve: () => (botId ? this.messages.reserveWidgetMessage(m, ctx.tenantId, botId, limit, now) : Promise.reject(new BotAccessDenied('A widget turn must name its bot'))),
-        release: () => this.messages.releaseWidgetMessage(m, ctx.tenantId, botId!, now),
+        reserve: () => (botId ? this.messages.reserveWidgetMessage(m, ctx.tenantId, botId, limit, now, hold) : Promise.reject(new BotAccessDenied('A widget turn must name its bot'))),
+        release,
         exhausted: () => new WidgetBudgetExhausted(limit),
       };
     }
     const limit = ctx.entitlements.messagesPerMonth;
     return {
-      reserve: () => this.messages.reserveMessage(m, ctx.tenantId, limit, now),
-      release: () => this.messages.releaseMessage(m, ctx.tenantId, now),
+      reserve: () => this.messages.reserveMessage(m, ctx.tenantId, limit, now, hold),
+      release,
       exhausted: () => new QuotaExhausted(`The monthly message quota of ${limit} messages is used up`, { messages_per_month: limit }),
     };
   }

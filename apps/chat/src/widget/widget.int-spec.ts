@@ -27,7 +27,7 @@ beforeAll(async () => {
   ds = await new DataSource({ ...dataSourceOptions({ url: db.appUrl('chat'), applicationName: 'chat-widget-int', poolSize: 5 }), logging: false }).initialize();
   messages = new MessagesRepository(ds);
   nc = await connect({ servers: process.env['NATS_URL'] || 'nats://127.0.0.1:4222' });
-  service = new WidgetService(new WidgetRepository(ds), new WidgetSessionsRepository(ds), messages, new Outbox('chat'), new HandoffService(new HandoffRepository(ds), messages, ds, nc), ds);
+  service = new WidgetService(new WidgetRepository(ds), new WidgetSessionsRepository(ds), messages, new Outbox('chat'), new HandoffService(new HandoffRepository(ds), messages, ds, nc, new Outbox('chat')), ds);
 });
 
 beforeEach(async () => {

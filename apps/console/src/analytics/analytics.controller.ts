@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOperation, ApiTags } from '@nestjs/swagger';
-import { ActionCountsView, AnalyticsQuestionsView, AnalyticsView, ConsoleAnalyticsQuery, TokenUsageView, WorkspaceParams } from '@sa/contracts';
+import { ActionCountsView, AnalyticsChannelsView, AnalyticsQuestionsView, AnalyticsView, ConsoleAnalyticsQuery, TokenUsageView, WorkspaceParams } from '@sa/contracts';
 import { dto } from '@sa/edge';
 import { RpcClient } from '@sa/messaging';
 import { ConsoleCaller, ConsoleCallerInfo, ConsoleRoute, workspaceOf } from '../auth/console-route.decorator';
@@ -13,6 +13,7 @@ import { ApiConsoleErrors, ApiData } from '../openapi/console-responses';
  * Knowledge page's route (POST …/knowledge/qa, knowledge.document.add-qa).
  * Issue 34 (records): the calls of actions per action over `days` days (chat.analytics.actions);
  * names and numbers only, so members read them too (inputs and results stay in the owners' transcript).
+ * Issue 35 (channels): conversations and visitor messages per channel over `days` days (chat.analytics.channels).
  * A bot id of another workspace is 404 (the chat and knowledge services check it).
  */
 @ApiTags('Analytics')
@@ -84,5 +85,24 @@ export class AnalyticsController {
     @Query(dto(ConsoleAnalyticsQuery, 'query')) query: ConsoleAnalyticsQuery,
   ): Promise<{ data: ActionCountsView }> {
     return { data: await this.rpc.send('chat.analytics.actions', { chatbotId: query.bot, days: query.days }, workspaceOf(caller).ctx) };
+  }
+
+  @Get('channels')
+  @ConsoleRoute('member')
+  @ApiOperation({
+    operationId: 'getChannelCounts',
+    summary: 'Conversations per channel',
+    description:
+      'Per channel (API, widget, MCP, console, e-mail, WhatsApp, Telegram, Slack) over `days` days (default 30): the conversations active in the window ' +
+      "(a conversation counts under its first message's channel), the visitor messages and the replies marked unanswered. Busiest first; channels with none are left out.",
+  })
+  @ApiData(200, 'Conversations and messages per channel.', AnalyticsChannelsView)
+  @ApiConsoleErrors(400, 401, 404, 503)
+  async channels(
+    @ConsoleCaller() caller: ConsoleCallerInfo,
+    @Param(dto(WorkspaceParams, 'path')) _params: WorkspaceParams,
+    @Query(dto(ConsoleAnalyticsQuery, 'query')) query: ConsoleAnalyticsQuery,
+  ): Promise<{ data: AnalyticsChannelsView }> {
+    return { data: await this.rpc.send('chat.analytics.channels', { chatbotId: query.bot, days: query.days }, workspaceOf(caller).ctx) };
   }
 }

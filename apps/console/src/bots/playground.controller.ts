@@ -61,7 +61,7 @@ export class PlaygroundController {
       ctx,
       { message: body.message, chatbotId: params.botId, language: body.language },
       'console',
-      { startTimeoutMs: this.config.chatStartTimeoutMs, idleTimeoutMs: this.config.chatIdleTimeoutMs },
+      { startTimeoutMs: this.config.chatStartTimeoutMs, idleTimeoutMs: this.config.chatIdleTimeoutMs, lostAfterMs: this.config.rpcLostAfterMs },
       { history: body.history ?? [], behaviour: body.behaviour },
     );
     reply.hijack();

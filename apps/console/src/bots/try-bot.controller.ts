@@ -37,6 +37,7 @@ export class TryBotController {
     const turn = await startChatTurn(this.rpc, this.nc, workspaceOf(caller).ctx, { message: body.message, chatbotId: params.botId, sessionId: body.session_id }, 'console', {
       startTimeoutMs: this.config.chatStartTimeoutMs,
       idleTimeoutMs: this.config.chatIdleTimeoutMs,
+      lostAfterMs: this.config.rpcLostAfterMs,
     });
     let answer = '';
     try {

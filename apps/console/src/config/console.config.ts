@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { blobStorageConfig } from '@sa/blob-storage';
-import { commonConfig, env, parseConfig } from '@sa/config';
+import { baseUrlSetting, commonConfig, env, parseConfig } from '@sa/config';
 import { edgeConfig } from '@sa/edge';
 import { LEADS_EXPORT_PAGE, PLANS } from '@sa/contracts';
 
@@ -17,25 +17,6 @@ function publicUrl(name: string) {
     }
     problems.push(`${name}: "${raw}" is not an origin such as https://console.example.com (scheme, host and port; no path)`);
     return undefined;
-  };
-}
-
-/**
- * Where browsers reach the gateway (the widget's script and API): an http(s) URL, perhaps with a
- * path prefix of a reverse proxy, no query or fragment; stored without a trailing slash.
- */
-function baseUrl(name: string, fallback: string) {
-  return (src: Record<string, string | undefined>, problems: string[]): string => {
-    const raw = src[name];
-    if (raw === undefined || raw === '') return fallback;
-    try {
-      const url = new URL(raw);
-      if ((url.protocol === 'http:' || url.protocol === 'https:') && !url.search && !url.hash && !url.username && !url.password) return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
-    } catch {
-      // reported below
-    }
-    problems.push(`${name}: "${raw}" is not a URL such as https://api.example.com (scheme, host, port and perhaps a path; no query)`);
-    return fallback;
   };
 }
 
@@ -71,7 +52,7 @@ export const loadConsoleConfig = (source: Record<string, string | undefined> = p
       publicUrl: publicUrl('CONSOLE_PUBLIC_URL'),
       extraOrigins: originList('CONSOLE_EXTRA_ORIGINS'),
       /** Where websites load the widget from (the install snippet's `${GATEWAY_PUBLIC_URL}/widget/v1/embed.js`). */
-      gatewayPublicUrl: baseUrl('GATEWAY_PUBLIC_URL', `http://127.0.0.1:${source['GATEWAY_PORT'] || '3000'}`),
+      gatewayPublicUrl: baseUrlSetting('GATEWAY_PUBLIC_URL', `http://127.0.0.1:${source['GATEWAY_PORT'] || '3000'}`),
       /** The built web application (Vite output). */
       webDir: env.str('CONSOLE_WEB_DIR', path.resolve(__dirname, '..', '..', 'web')),
       sessionIdleSeconds: env.int('CONSOLE_SESSION_IDLE_SECONDS', 1800, { min: 60, max: 30 * 86400 }),

@@ -48,7 +48,7 @@ export class KnowledgeController {
 
   @Get()
   @ConsoleRoute('member')
-  @ApiOperation({ operationId: 'listKnowledge', summary: 'List knowledge documents', description: 'Newest first, with status, chunk count and why a failed one failed. `chatbotId`: only that bot\'s documents.' })
+  @ApiOperation({ operationId: 'listKnowledge', summary: 'List knowledge documents', description: 'Newest first (the documents added before the pages found on crawled sites), with status, chunk count and why a failed one failed; a crawled source with its pages found, ready and failed (`pages`). `chatbotId`: only that bot\'s documents.' })
   @ApiList('The documents.', KbDocumentView)
   @ApiConsoleErrors(400, 401, 404, 503)
   async list(

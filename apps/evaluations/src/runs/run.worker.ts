@@ -202,7 +202,7 @@ export class RunWorker implements OnApplicationBootstrap, BeforeApplicationShutd
           ctx,
           { message: c.question, chatbotId: botId, ...(c.language ? { language: c.language } : {}) },
           'console',
-          { startTimeoutMs: this.config.chatStartTimeoutMs, idleTimeoutMs: this.config.chatIdleTimeoutMs },
+          { startTimeoutMs: this.config.chatStartTimeoutMs, idleTimeoutMs: this.config.chatIdleTimeoutMs, lostAfterMs: this.config.rpcLostAfterMs },
           { history: [] },
         );
       } catch (err) {

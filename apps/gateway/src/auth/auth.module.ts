@@ -8,11 +8,12 @@ import { EdgeAuthLifecycle, EdgeAuthenticator, EdgeGate, RateLimiter, createAuth
 import { TokenVerifier, mergePlanLimits, relayIdentityChanges } from '@sa/identity';
 import { DbIdentitySource, PgIdentityFeed } from '@sa/identity-db';
 import { NATS_CONNECTION } from '@sa/messaging';
+import { CHANNEL_WEBHOOK_PATH } from '@sa/contracts';
 import { GATEWAY_CONFIG, GatewayConfig } from '../config/gateway.config';
 import { IdentityHandler } from '../identity/identity.handler';
 import { TokensHandler } from '../identity/tokens.handler';
 import { AuthGuard } from './auth.guard';
-import { ANONYMOUS_RATE_LIMITER, GATEWAY_LOGGER, PLAN_LIMITS, RATE_LIMITER } from './auth.tokens';
+import { ANONYMOUS_RATE_LIMITER, CHANNEL_WEBHOOK_RATE_LIMITER, GATEWAY_LOGGER, PLAN_LIMITS, RATE_LIMITER } from './auth.tokens';
 import { WIDGET_RATE_LIMITER, WIDGET_ROUTES } from '../widget/widget-access';
 
 const IDENTITY_FEED = Symbol('IDENTITY_FEED');
@@ -66,6 +67,11 @@ class IdentityChangeRelay implements OnModuleInit {
       useFactory: (config: GatewayConfig, logger: Logger) => createRateLimiter(config, logger, config.widgetRateLimitRequests, config.widgetRateLimitWindowSeconds),
     },
     {
+      provide: CHANNEL_WEBHOOK_RATE_LIMITER,
+      inject: [GATEWAY_CONFIG, GATEWAY_LOGGER],
+      useFactory: (config: GatewayConfig, logger: Logger) => createRateLimiter(config, logger, config.channelWebhookRateLimitRequests, config.channelWebhookRateLimitWindowSeconds),
+    },
+    {
       provide: ANONYMOUS_RATE_LIMITER,
       inject: [GATEWAY_CONFIG, GATEWAY_LOGGER],
       useFactory: (config: GatewayConfig, logger: Logger) => createRateLimiter(config, logger, config.anonymousRateLimitRequests, config.anonymousRateLimitWindowSeconds),
@@ -77,15 +83,23 @@ class IdentityChangeRelay implements OnModuleInit {
     },
     {
       provide: EdgeGate,
-      inject: [EdgeAuthenticator, ANONYMOUS_RATE_LIMITER, WIDGET_RATE_LIMITER],
-      useFactory: (auth: EdgeAuthenticator, anonymous: RateLimiter, widget: RateLimiter) =>
-        new EdgeGate(auth, anonymous, { routeLimit: (req, path) => (path.startsWith(WIDGET_ROUTES) ? { limiter: widget, key: `widget:ip:${req.ip}` } : null) }),
+      inject: [EdgeAuthenticator, ANONYMOUS_RATE_LIMITER, WIDGET_RATE_LIMITER, CHANNEL_WEBHOOK_RATE_LIMITER],
+      useFactory: (auth: EdgeAuthenticator, anonymous: RateLimiter, widget: RateLimiter, channels: RateLimiter) =>
+        new EdgeGate(auth, anonymous, {
+          routeLimit: (req, path) =>
+            path.startsWith(WIDGET_ROUTES)
+              ? { limiter: widget, key: `widget:ip:${req.ip}` }
+              : path.startsWith(`${CHANNEL_WEBHOOK_PATH}/`)
+                ? // Issue 35: a provider posts from many addresses; its connection is what is limited.
+                  { limiter: channels, key: `channel-webhook:${path.slice(CHANNEL_WEBHOOK_PATH.length + 1, CHANNEL_WEBHOOK_PATH.length + 100).toLowerCase()}` }
+                : null,
+        }),
     },
     { provide: PLAN_LIMITS, inject: [GATEWAY_CONFIG], useFactory: (config: GatewayConfig) => mergePlanLimits(config.planLimits) },
     { provide: APP_GUARD, useClass: AuthGuard },
     {
       provide: EdgeAuthLifecycle,
-      inject: [TokenVerifier, RATE_LIMITER, WIDGET_RATE_LIMITER, ANONYMOUS_RATE_LIMITER],
+      inject: [TokenVerifier, RATE_LIMITER, WIDGET_RATE_LIMITER, ANONYMOUS_RATE_LIMITER, CHANNEL_WEBHOOK_RATE_LIMITER],
       useFactory: (verifier: TokenVerifier, ...limiters: RateLimiter[]) => new EdgeAuthLifecycle(verifier, limiters),
     },
   ],

@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import type { NatsConnection } from 'nats';
 import type { Logger } from 'pino';
 import { ActionFrame, CallerContext, ChatChannel, ChatRequest } from '@sa/contracts';
-import { StreamIdle, startChatTurn } from '@sa/edge';
+import { StreamIdle, StreamLost, startChatTurn } from '@sa/edge';
 import { NATS_CONNECTION, RpcClient } from '@sa/messaging';
 import { gauge } from '@sa/metrics';
 import { GATEWAY_LOGGER } from '../auth/auth.tokens';
@@ -86,6 +86,7 @@ export class ChatStreamer {
     const turn = await startChatTurn(this.rpc, this.nc, ctx, body, channel, {
       startTimeoutMs: this.config.chatStartTimeoutMs,
       idleTimeoutMs: this.config.chatIdleTimeoutMs,
+      lostAfterMs: this.config.rpcLostAfterMs,
     });
 
     reply.hijack();
@@ -139,7 +140,7 @@ export class ChatStreamer {
         }
       }
     } catch (err) {
-      failure = { code: 'service_unavailable', message: err instanceof StreamIdle ? 'The answer stopped arriving' : 'The answer stream broke off' };
+      failure = { code: 'service_unavailable', message: err instanceof StreamLost ? 'The answer broke off: the chat service working on it stopped' : err instanceof StreamIdle ? 'The answer stopped arriving' : 'The answer stream broke off' };
       this.logger.error({ request_id: ctx.requestId, turn_id: turn.turnId, err: (err as Error).message }, 'chat stream broke off');
     } finally {
       turn.close();

@@ -38,6 +38,14 @@ const errorResponse = (description: string, extra: Json = {}): Json => ({
 });
 
 const retryAfter = { 'Retry-After': { description: 'Integer seconds to wait.', required: true, schema: { type: 'integer' } } };
+/** Issue 36: a request no replica answered (a replica restarting or lost with a write) may be sent again after this. */
+const unavailableRetryAfter = {
+  'Retry-After': {
+    description: 'Integer seconds to wait before trying again; sent when no replica of a service answered (none running, or the one working on a write stopped, so its outcome is unknown).',
+    required: false,
+    schema: { type: 'integer' },
+  },
+};
 
 const badRequest = (description: string): Json => ({
   description,
@@ -95,7 +103,7 @@ const REST: DocumentSpec = {
     Forbidden: errorResponse(`The required scope or bot access is missing, or enterprise tier capacity is unavailable (codes: ${codesFor(403)}).`),
     NotFound: errorResponse(`Record or account not found in the accessible context (code: ${codesFor(404)}).`),
     TooManyRequests: errorResponse(`Rate limit exceeded (code: ${codesFor(429)}).`, { headers: retryAfter }),
-    ServiceUnavailable: errorResponse(`A back-end service did not answer (code: ${codesFor(503)}; this implementation).`),
+    ServiceUnavailable: errorResponse(`A back-end service did not answer (code: ${codesFor(503)}; this implementation).`, { headers: unavailableRetryAfter }),
   },
   models: [ChatChunk, ErrorObjectBody, ValidationErrorBody],
 };
@@ -138,7 +146,7 @@ const WIDGET: DocumentSpec = {
     TooManyRequests: errorResponse(`Rate limit exceeded, per client IP or per session (code: ${codesFor(429)}). The body carries \`retry_after\`.`, {
       headers: retryAfter,
     }),
-    ServiceUnavailable: errorResponse(`A back-end service did not answer (code: ${codesFor(503)}).`),
+    ServiceUnavailable: errorResponse(`A back-end service did not answer (code: ${codesFor(503)}).`, { headers: unavailableRetryAfter }),
   },
   models: [ChatChunk, ErrorObjectBody, ValidationErrorBody],
 };

@@ -7,7 +7,12 @@ export const loadKnowledgeConfig = (source: Record<string, string | undefined> =
     {
       ...commonConfig,
       /** Documents processed at once by one replica. */
-      concurrency: env.int('KNOWLEDGE_CONCURRENCY', 2, { min: 1, max: 64 }),
+      concurrency: env.int('KNOWLEDGE_CONCURRENCY', 8, { min: 1, max: 64 }),
+      /**
+       * Requests one replica sends to one site at once while it crawls (issue 36); a site whose
+       * robots.txt sets a Crawl-delay gets one at a time, each that many seconds after the previous one ended (at most 60).
+       */
+      hostConcurrency: env.int('KNOWLEDGE_HOST_CONCURRENCY', 4, { min: 1, max: 64 }),
       /** How long a claim on a document lasts without a heartbeat before another worker may take it. */
       leaseMs: env.int('KNOWLEDGE_LEASE_MS', 60000, { min: 1000 }),
       /** Claims of one document before it is failed ("did not finish after N attempts"). */

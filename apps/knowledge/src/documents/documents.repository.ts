@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { queryRows } from '@sa/db';
-import type { KbDocumentView, KbResyncSchedule, KbSourceType, KbStatus } from '@sa/contracts';
+import type { KbDocumentView, KbPagesView, KbResyncSchedule, KbSourceType, KbStatus } from '@sa/contracts';
 
 export interface DocumentRow {
   id: string;
@@ -187,14 +187,34 @@ export class DocumentsRepository {
     await this.ds.query(`DELETE FROM knowledge.scheduler_leases WHERE name = $1 AND holder = $2`, [name, holder]);
   }
 
-  /** Newest first; only `chatbotId`'s documents when given. */
+  /**
+   * Newest first, the documents added (text, files, Q&A, URL sources) before the pages found on
+   * crawled sites: a site of more pages than `limit` still lists its source (and its progress, issue
+   * 36). Only `chatbotId`'s documents when given.
+   */
   async list(tenantId: string, chatbotId: string | undefined, limit: number): Promise<DocumentRow[]> {
     return this.ds.query(
       `SELECT ${VIEW_COLUMNS} FROM knowledge.documents
         WHERE tenant_id = $1 AND ($2::uuid IS NULL OR chatbot_id = $2::uuid)
-        ORDER BY created_at DESC, id DESC LIMIT $3`,
+        ORDER BY parent_id IS NOT NULL, created_at DESC, id DESC LIMIT $3`,
       [tenantId, chatbotId ?? null, limit],
     );
+  }
+
+  /** The pages found on each of these sources, by status (sources without pages are left out). */
+  async pageProgress(tenantId: string, sourceIds: string[]): Promise<Map<string, KbPagesView>> {
+    if (!sourceIds.length) return new Map();
+    const rows = await queryRows<{ parent_id: string; found: number; ready: number; failed: number }>(
+      this.ds,
+      `SELECT parent_id, count(*)::int AS found,
+              count(*) FILTER (WHERE status = 'ready')::int AS ready,
+              count(*) FILTER (WHERE status = 'failed')::int AS failed
+         FROM knowledge.documents
+        WHERE tenant_id = $1 AND parent_id = ANY($2::uuid[])
+        GROUP BY parent_id`,
+      [tenantId, sourceIds],
+    );
+    return new Map(rows.map((r) => [r.parent_id, { found: r.found, ready: r.ready, failed: r.failed }]));
   }
 }
 

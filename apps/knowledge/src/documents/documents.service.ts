@@ -53,7 +53,15 @@ export class DocumentsService {
   async list(ctx: CallerContext, req: ListKbRequest): Promise<KbDocumentView[]> {
     const chatbotId = req.chatbotId ? await this.resolveBot(ctx, req.chatbotId) : await this.resolveBot(ctx, undefined);
     const rows = await this.documents.list(ctx.tenantId, chatbotId ?? undefined, this.config.maxListed);
-    return rows.map(toDocumentView);
+    const progress = await this.documents.pageProgress(
+      ctx.tenantId,
+      rows.filter((r) => r.source_type === 'url' && r.parent_id === null).map((r) => r.id),
+    );
+    return rows.map((r) => {
+      const view = toDocumentView(r);
+      const pages = progress.get(r.id);
+      return pages ? { ...view, pages } : view;
+    });
   }
 
   /**

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
 import { GuardError, GuardedResponse, OutboundPolicy, checkUrl, guardedFetch } from '@sa/net-guard';
@@ -7,12 +7,14 @@ import { chunkText } from '../ingestion/chunking';
 import { extractWebText } from '@sa/doc-text';
 import { extractSameSiteLinks, isSitemapUrl, parseSitemap } from '../ingestion/links';
 import { RobotsCache } from '../ingestion/robots';
+import { HostGate } from '../ingestion/host-gate';
+import { KNOWLEDGE_CONFIG, type KnowledgeConfig } from '../config/knowledge.config';
 import { KnowledgeFileReader } from '../files/knowledge-file-reader';
 import { KNOWLEDGE_LOGGER, OUTBOUND_POLICY } from '../knowledge.tokens';
 import { type StoredChunk, VECTOR_STORE, type VectorStore } from '../vector-store/vector-store.port';
 import type { ClaimedDocument } from './document-claims.repository';
 import { DocumentClaimsRepository } from './document-claims.repository';
-import { PageGone, PermanentFailure, TransientFailure } from './failures';
+import { FetchTimeout, PageGone, PermanentFailure, TransientFailure } from './failures';
 
 export interface ProcessResult {
   chunkCount: number;
@@ -29,6 +31,8 @@ export interface ProcessResult {
 const ACCEPT = 'text/html,application/xhtml+xml,text/plain,text/markdown,application/xml,text/xml;q=0.9,*/*;q=0.1';
 /** Sitemaps nested in a sitemap index that are followed, at most. */
 const MAX_SITEMAPS = 20;
+/** Requests to one site at once when the configuration does not say (KNOWLEDGE_HOST_CONCURRENCY). */
+const DEFAULT_HOST_CONCURRENCY = 4;
 /** Times a document is embedded again because the workspace's embedding model changed meanwhile. */
 const MAX_INDEX_ROUNDS = 3;
 
@@ -49,6 +53,8 @@ const MAX_INDEX_ROUNDS = 3;
 @Injectable()
 export class DocumentProcessor {
   private readonly robots: RobotsCache;
+  /** Per-host politeness: concurrent requests to one site, and its Crawl-delay (issue 36). */
+  private readonly hosts: HostGate;
 
   constructor(
     @Inject(VECTOR_STORE) private readonly store: VectorStore,
@@ -57,8 +63,10 @@ export class DocumentProcessor {
     private readonly claims: DocumentClaimsRepository,
     @Inject(KNOWLEDGE_LOGGER) private readonly logger: Logger,
     private readonly files: KnowledgeFileReader,
+    @Optional() @Inject(KNOWLEDGE_CONFIG) config?: Pick<KnowledgeConfig, 'hostConcurrency'>,
   ) {
     this.robots = new RobotsCache((url) => this.fetchText(url), policy.userAgent);
+    this.hosts = new HostGate(config?.hostConcurrency ?? DEFAULT_HOST_CONCURRENCY);
   }
 
   async process(doc: ClaimedDocument, signal: AbortSignal): Promise<ProcessResult> {
@@ -181,7 +189,8 @@ export class DocumentProcessor {
     if (!verdict.ok) throw new PermanentFailure(`${url} is not allowed: ${verdict.reason}`);
     const robots = await this.robots.forUrl(url);
     if (!robots.isAllowed(url)) throw new PermanentFailure(`robots.txt of ${new URL(url).origin} does not allow fetching ${url}`);
-    const res = await this.fetch(url, signal);
+    // Many workers may hold pages of one site; the site sees only as many requests as the gate lets through.
+    const res = await this.hosts.run(new URL(url).origin, robots.crawlDelaySeconds, () => this.fetch(url, signal));
     const contentType = res.headers['content-type'];
     if (isSitemapUrl(res.url, contentType, res.body)) {
       return { text: '', title: null, links: [], sitemapUrls: await this.sitemapUrls(res, robots) };
@@ -244,8 +253,8 @@ export class DocumentProcessor {
       res = await guardedFetch(url, this.policy, { accept: ACCEPT, signal });
     } catch (err) {
       if (err instanceof GuardError) {
-        const transient = err.code === 'timeout' || err.code === 'network';
-        throw transient ? new TransientFailure(err.message) : new PermanentFailure(err.message);
+        if (err.code === 'timeout') throw new FetchTimeout(err.message);
+        throw err.code === 'network' ? new TransientFailure(err.message) : new PermanentFailure(err.message);
       }
       throw new TransientFailure((err as Error).message);
     }

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { KnowledgeConfig } from '../config/knowledge.config';
 import type { ClaimedDocument, DocumentClaimsRepository } from './document-claims.repository';
 import type { DocumentProcessor, ProcessResult } from './document-processor';
+import { FetchTimeout, TransientFailure } from './failures';
 import { IngestionWorker } from './ingestion.worker';
 
 // IngestionWorker.pump() with fakes, for the interleavings a real database cannot produce on
@@ -74,5 +75,49 @@ describe('IngestionWorker.pump', () => {
     await first;
     await tick();
     expect(processed).toEqual(['new']);
+  });
+});
+
+describe('IngestionWorker: a fetch that timed out (issue 36)', () => {
+  /** Runs one document whose processing throws `err`, at attempt `attempts`; what the worker recorded. */
+  async function outcome(err: Error, attempts: number) {
+    const { claims, queue } = fakeClaims();
+    const recorded: string[] = [];
+    Object.assign(claims, {
+      markFailed: async (_id: string, _w: string, reason: string) => (recorded.push(`failed: ${reason}`), true),
+      retryLater: async (_id: string, _w: string, reason: string) => void recorded.push(`retry: ${reason}`),
+    });
+    const failing = { process: async () => Promise.reject(err) } as unknown as DocumentProcessor;
+    queue.push({ ...doc('page'), source_type: 'url', source_url: 'https://example.com/a', content: null, attempts });
+    await new IngestionWorker(claims, failing, config, silent).pump();
+    await tick();
+    return recorded;
+  }
+
+  it('is retried once, then fails (not a third time), while other transient failures get every attempt', async () => {
+    expect(await outcome(new FetchTimeout('timed out after 10000 ms'), 1)).toEqual(['retry: timed out after 10000 ms']);
+    expect(await outcome(new FetchTimeout('timed out after 10000 ms'), 2)).toEqual(['failed: Failed after 2 attempts: timed out after 10000 ms']);
+    expect(await outcome(new TransientFailure('https://example.com/a answered 500'), 2)).toEqual(['retry: https://example.com/a answered 500']);
+    expect(await outcome(new TransientFailure('https://example.com/a answered 500'), 3)).toEqual(['failed: Failed after 3 attempts: https://example.com/a answered 500']);
+  });
+});
+
+describe('IngestionWorker shutdown', () => {
+  it('gives back a document whose claim was on its way when the replica began stopping, instead of starting it', async () => {
+    const { claims, queue, hold } = fakeClaims();
+    const released: string[] = [];
+    (claims as unknown as { release: (id: string) => Promise<void> }).release = async (id) => void released.push(id);
+    const processed: string[] = [];
+    queue.push(doc('late'));
+    const worker = new IngestionWorker(claims, fakeProcessor(processed), config, silent);
+    const holding = hold();
+    const pumping = worker.pump();
+    const letGo = await holding; // the claim is on its way
+    const stopping = worker.beforeApplicationShutdown();
+    letGo();
+    await Promise.all([stopping, pumping]);
+    await tick();
+    // Left claimed, it would have waited out its lease (KNOWLEDGE_LEASE_MS) before another replica took it.
+    expect([released, processed]).toEqual([['late'], []]);
   });
 });

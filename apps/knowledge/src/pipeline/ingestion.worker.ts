@@ -10,7 +10,7 @@ import { KNOWLEDGE_LOGGER } from '../knowledge.tokens';
 import { ClaimedDocument, DocumentClaimsRepository } from './document-claims.repository';
 import { DocumentProcessor } from './document-processor';
 import { EvalChangePublisher } from '../documents/eval-change.publisher';
-import { DOCUMENT_RETRY_BACKOFF, PermanentFailure } from './failures';
+import { DOCUMENT_RETRY_BACKOFF, FETCH_TIMEOUT_ATTEMPTS, FetchTimeout, PermanentFailure } from './failures';
 
 const outcomes = counter({ name: 'sa_ingestion_documents_total', help: 'Documents this replica finished, by outcome (ready, unchanged, removed, failed, retry, released)', labelNames: ['outcome'] as const });
 const durations = histogram({ name: 'sa_ingestion_duration_seconds', help: 'Time to process one document (fetch, chunk, embed, store)', buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300] });
@@ -32,6 +32,8 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
   private pumping = false;
   /** A wake-up that arrived while a pump was running: pump once more when it ends. */
   private pumpAgain = false;
+  /** The claiming pass running now (shutdown waits for it). */
+  private pumped: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly claims: DocumentClaimsRepository,
@@ -60,6 +62,8 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
     this.stopping = true;
     if (this.poller) clearInterval(this.poller);
     await this.listener.stop();
+    // A claim on its way ends first: what it took is started (and waited for below) or given back.
+    await this.pumped;
     const inFlight = [...this.running.values()];
     const deadline = new Promise((r) => setTimeout(r, this.config.shutdownGraceMs).unref());
     await Promise.race([Promise.all(inFlight.map((r) => r.done)), deadline]);
@@ -102,6 +106,11 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
       return;
     }
     this.pumping = true;
+    this.pumped = this.claimWhileFree();
+    await this.pumped;
+  }
+
+  private async claimWhileFree(): Promise<void> {
     try {
       do {
         this.pumpAgain = false;
@@ -110,6 +119,12 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
         while (!this.stopping && this.running.size < this.config.concurrency) {
           const doc = await this.claims.claim(this.workerId, this.config.leaseMs, this.config.maxAttempts);
           if (!doc) break;
+          // The replica began stopping while the claim was on its way: the document goes back at
+          // once (left claimed, it would wait out its lease, KNOWLEDGE_LEASE_MS, before another took it).
+          if (this.stopping) {
+            await this.claims.release(doc.id, this.workerId).catch(() => undefined);
+            break;
+          }
           this.start(doc);
         }
       } while (this.pumpAgain && !this.stopping);
@@ -163,7 +178,8 @@ export class IngestionWorker implements OnApplicationBootstrap, BeforeApplicatio
     } catch (err) {
       if (abort.signal.aborted && this.stopping) return;
       const reason = err instanceof Error ? err.message : String(err);
-      if (err instanceof PermanentFailure || doc.attempts >= this.config.maxAttempts) {
+      const lastAttempt = doc.attempts >= this.config.maxAttempts || (err instanceof FetchTimeout && doc.attempts >= FETCH_TIMEOUT_ATTEMPTS);
+      if (err instanceof PermanentFailure || lastAttempt) {
         const why = err instanceof PermanentFailure ? reason : `Failed after ${doc.attempts} attempts: ${reason}`;
         // A source that fails for good (gone, blocked) on a re-sync takes its old chunks with it.
         if ((await this.claims.markFailed(doc.id, this.workerId, why)) && doc.chunk_count > 0) {

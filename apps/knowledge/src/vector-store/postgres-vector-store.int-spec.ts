@@ -28,6 +28,11 @@ describeVectorStoreContract('PostgresVectorStore', async () => ({ store: new Pos
 describeVectorStoreContract('PostgresVectorStore (plain JavaScript scan, fused candidates from 3)', async () => ({
   store: new PostgresVectorStore(pool, { kernel: 'js', candidates: 3 }),
 }));
+// Issue 36: every index int8 quantised, candidates re-scored with the float32 vectors in PostgreSQL.
+describeVectorStoreContract('PostgresVectorStore (quantised int8 index, re-scored)', async () => ({ store: new PostgresVectorStore(pool, { exactIndexMaxBytes: 0 }) }));
+describeVectorStoreContract('PostgresVectorStore (quantised, plain JavaScript scan, 3 re-scored)', async () => ({
+  store: new PostgresVectorStore(pool, { exactIndexMaxBytes: 0, kernel: 'js', candidates: 3, rescoreCandidates: 3 }),
+}));
 describeVectorStoreContract('PostgresVectorStore (no memory for indexes: SQL scan)', async () => ({ store: new PostgresVectorStore(pool, { maxIndexBytes: 0 }) }));
 
 const EMBEDDER = 'pg-test-v1-8';
@@ -159,6 +164,19 @@ describe('PostgresVectorStore: the in-process index', () => {
     }
     expect(Math.max(...held)).toBeLessThanOrEqual(budget);
     expect(Math.max(...held)).toBeGreaterThan(VectorIndex.estimateBytes(50, 8));
+  });
+
+  it('quantised: re-scores its candidates exactly (vectorScore is the exact cosine) and takes the best', async () => {
+    const store = new PostgresVectorStore(pool, { exactIndexMaxBytes: 0, textWeight: 0 });
+    const tenant = randomUUID();
+    // Nearly equal vectors: int8 cannot tell them apart reliably, the re-scoring must.
+    const chunks = [0.001, 0.002, 0.003, 0.004, 0.005].map((tilt, i) => chunk(tenant, { vector: axisVector(0, tilt), ordinal: i }));
+    await store.upsert(chunks);
+    const hits = await store.search({ tenantId: tenant, chatbotId: null, embedder: EMBEDDER, vector: axisVector(0), text: '', k: 5 });
+    expect(hits.map((h) => h.chunkId)).toEqual(chunks.map((c) => c.id));
+    const cosine = (v: number[]) => v[0] / Math.hypot(...v);
+    hits.forEach((h, i) => expect(h.vectorScore).toBeCloseTo(cosine(chunks[i].vector as number[]), 6));
+    expect(store.indexBytes()).toBeLessThan(VectorIndex.estimateBytes(5, 8, 'f32') + 1);
   });
 
   it('refuses a query vector of another dimension than the indexed chunks', async () => {

@@ -5,7 +5,7 @@ import { inTransaction } from '@sa/db';
 import { documentLexemes, type TextMatch } from '@sa/lexicon';
 import { reciprocalRankFusion, RRF_K } from './rrf';
 import { lexemeQuery, MAX_LEXEME_TERMS, queryLexemeInputs, queryTerms, websearchOrQuery } from './text-query';
-import { IndexCapacityExceeded, IndexHit, LOAD_HEADROOM, VectorIndex } from './vector-index';
+import { IndexCapacityExceeded, IndexHit, IndexPrecision, LOAD_HEADROOM, VectorIndex } from './vector-index';
 import { MAX_SEARCH_K, ownChunks, SearchHit, SearchQuery, StoredChunk, StoredPassage, VectorStore } from './vector-store.port';
 
 /** The few logger methods the store uses (pino's signature). */
@@ -24,11 +24,23 @@ export interface PostgresVectorStoreOptions {
   /** Candidates taken from each ranking before fusion (default max(4k, 40); never fewer than k). */
   candidates?: number;
   /**
-   * Memory the in-process indexes of all workspaces may hold together (default 1 GiB, about
-   * 640,000 vectors of 384 dimensions). Least recently searched indexes are dropped to make room;
-   * a workspace whose index alone would exceed it is searched by a (slow) SQL scan instead.
+   * Memory the in-process indexes of all workspaces may hold together (default 1 GiB: about
+   * 2,400,000 vectors of 384 dimensions quantised, 640,000 exact). Least recently searched indexes
+   * are dropped to make room; a workspace whose index alone would exceed it is searched by a
+   * (slow) SQL scan instead.
    */
   maxIndexBytes?: number;
+  /**
+   * Largest index kept exact, in float32 (default 256 MiB, about 170,000 vectors of 384
+   * dimensions); a larger workspace gets an int8 quantised index whose best candidates are
+   * re-scored with their exact vectors from PostgreSQL (issue 36). 0: always quantised.
+   */
+  exactIndexMaxBytes?: number;
+  /**
+   * Candidates of a quantised index re-scored exactly before the vector side's ranking is cut to
+   * its `candidates` (default max(3 x candidates, 100)).
+   */
+  rescoreCandidates?: number;
   /**
    * Full-text work bound: query words are used rarest first while the rows they are estimated to
    * match (PostgreSQL's lexeme statistics x the workspace's chunks) stay within this (default
@@ -81,6 +93,7 @@ interface LexemeStats {
 }
 
 const DEFAULT_MAX_INDEX_BYTES = 1024 ** 3;
+const DEFAULT_EXACT_INDEX_MAX_BYTES = 256 * 1024 ** 2;
 const INSERT_BATCH = 500;
 /** Raw column values (strings): the load path parses them itself. */
 const RAW_TYPES = { getTypeParser: () => (value: string) => value } as unknown as QueryConfig['types'];
@@ -98,6 +111,7 @@ export class PostgresVectorStore implements VectorStore {
   private readonly vectorWeight: number;
   private readonly textWeight: number;
   private readonly maxIndexBytes: number;
+  private readonly exactIndexMaxBytes: number;
   private readonly loadPageSize: number;
   private readonly textMatch: TextMatch;
   private lexemeStats: LexemeStats | null = null;
@@ -111,6 +125,7 @@ export class PostgresVectorStore implements VectorStore {
     this.vectorWeight = options.vectorWeight ?? 1;
     this.textWeight = options.textWeight ?? 1;
     this.maxIndexBytes = options.maxIndexBytes ?? DEFAULT_MAX_INDEX_BYTES;
+    this.exactIndexMaxBytes = options.exactIndexMaxBytes ?? DEFAULT_EXACT_INDEX_MAX_BYTES;
     this.loadPageSize = options.loadPageSize ?? 4000;
     this.textMatch = options.textMatch ?? 'stems';
   }
@@ -335,7 +350,8 @@ export class PostgresVectorStore implements VectorStore {
 
   private async vectorCandidates(q: SearchQuery, query: Float32Array, n: number): Promise<IndexHit[]> {
     const index = await this.currentIndex(q.tenantId, q.embedder, query.length);
-    if (index) return index.search(query, n, q.chatbotId);
+    if (index?.exact) return index.search(query, n, q.chatbotId);
+    if (index) return this.rescored(q, query, index.search(query, Math.max(n, this.options.rescoreCandidates ?? Math.max(3 * n, 100)), q.chatbotId), n);
     // Too large to hold in memory: exact scan in SQL (slow; see maxIndexBytes).
     const res = await this.pool.query(
       `SELECT c.seq::text AS seq, (SELECT sum(a * b) FROM unnest(c.embedding, $3::real[]) AS t(a, b)) AS score
@@ -346,6 +362,32 @@ export class PostgresVectorStore implements VectorStore {
       [q.tenantId, q.embedder, Array.from(query), query.length, q.chatbotId, n],
     );
     return res.rows.map((r) => ({ seq: Number(r.seq), score: Number(r.score) }));
+  }
+
+  /**
+   * The best n of a quantised index's candidates by their exact cosine: the float32 vectors of
+   * those few rows are read from PostgreSQL (by seq, ~0.2 MB for 120 rows of 384 dimensions), which
+   * costs a round trip but keeps the ranking exact among them while the index holds 1 byte per
+   * dimension. A candidate deleted meanwhile is simply absent.
+   */
+  private async rescored(q: SearchQuery, query: Float32Array, candidates: IndexHit[], n: number): Promise<IndexHit[]> {
+    if (!candidates.length) return [];
+    const res = await this.pool.query({
+      text: `SELECT seq, encode(embedding_f32, 'base64') AS v FROM knowledge.chunks
+              WHERE tenant_id = $1 AND embedder = $2 AND dim = $3 AND seq = ANY($4::bigint[])`,
+      values: [q.tenantId, q.embedder, query.length, candidates.map((c) => c.seq)],
+      types: RAW_TYPES,
+    });
+    const v = new Float32Array(query.length);
+    const bytes = new Uint8Array(v.buffer);
+    const hits: IndexHit[] = [];
+    for (const r of res.rows as { seq: string; v: string }[]) {
+      bytes.set(Buffer.from(r.v, 'base64'));
+      let s = 0;
+      for (let i = 0; i < v.length; i++) s += v[i] * query[i];
+      hits.push({ seq: Number(r.seq), score: s });
+    }
+    return hits.sort((a, b) => b.score - a.score || a.seq - b.seq).slice(0, n);
   }
 
   /**
@@ -376,7 +418,9 @@ export class PostgresVectorStore implements VectorStore {
       }
       if (entry.version === stamp.version && entry.rewrites === stamp.rewrites) return entry.index;
       const current = entry;
-      const work = (entry.version < 0 || entry.rewrites !== stamp.rewrites || !entry.index ? this.load(current, stamp, dim) : this.sync(current, stamp)).finally(() => {
+      // An exact index that appends have grown well past its size limit is reloaded quantised.
+      const outgrown = !!entry.index?.exact && VectorIndex.estimateBytes(stamp.n, dim) > this.exactIndexMaxBytes * 1.25;
+      const work = (entry.version < 0 || entry.rewrites !== stamp.rewrites || !entry.index || outgrown ? this.load(current, stamp, dim) : this.sync(current, stamp)).finally(() => {
         current.pending = null;
       });
       entry.pending = work;
@@ -391,7 +435,8 @@ export class PostgresVectorStore implements VectorStore {
   }
 
   private async load(entry: Entry, stamp: Stamp, dim: number): Promise<void> {
-    const needed = VectorIndex.estimateBytes(stamp.n, dim);
+    const precision: IndexPrecision = VectorIndex.estimateBytes(stamp.n, dim) <= this.exactIndexMaxBytes ? 'f32' : 'int8';
+    const needed = VectorIndex.estimateBytes(stamp.n, dim, precision);
     if (needed > this.maxIndexBytes) {
       if (entry.index !== null || entry.version < 0) {
         this.options.logger?.warn(
@@ -405,10 +450,13 @@ export class PostgresVectorStore implements VectorStore {
       return;
     }
     this.evictFor(needed, entry);
+    // A reload: searches wait for it anyway, so the old index goes first rather than doubling the
+    // memory held while the new one fills (1,000,000 x 384 quantised: 424 MiB each).
+    entry.index = null;
     const started = Date.now();
     let index: VectorIndex;
     try {
-      index = new VectorIndex(dim, { initialCapacity: stamp.n + LOAD_HEADROOM, kernel: this.options.kernel });
+      index = new VectorIndex(dim, { initialCapacity: stamp.n + LOAD_HEADROOM, kernel: this.options.kernel, precision });
       await this.appendRows(entry, index, 0);
     } catch (err) {
       if (!(err instanceof IndexCapacityExceeded)) throw err;
@@ -421,7 +469,7 @@ export class PostgresVectorStore implements VectorStore {
     entry.version = stamp.version;
     entry.rewrites = stamp.rewrites;
     if (index.size > 1000) {
-      this.options.logger?.info({ tenant_id: entry.tenantId, embedder: entry.embedder, chunks: index.size, bytes: index.bytes, ms: Date.now() - started }, 'vector index loaded');
+      this.options.logger?.info({ tenant_id: entry.tenantId, embedder: entry.embedder, chunks: index.size, bytes: index.bytes, precision, ms: Date.now() - started }, 'vector index loaded');
     }
   }
 

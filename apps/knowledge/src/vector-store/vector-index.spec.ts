@@ -139,4 +139,93 @@ describe('VectorIndex', () => {
     for (let seq = 1; seq <= 1000; seq++) index.add(seq, null, unit(384, r));
     expect(index.bytes).toBe(VectorIndex.estimateBytes(1000, 384));
   });
+
+  describe('int8 (quantised, issue 36)', () => {
+    /** Clustered unit vectors, like real embeddings: many near neighbours with close scores. */
+    function clustered(n: number, dim: number, r: () => number): Float32Array[] {
+      const centres = Array.from({ length: 20 }, () => unit(dim, r));
+      return Array.from({ length: n }, () => {
+        const c = centres[Math.floor(r() * centres.length)];
+        const noise = unit(dim, r);
+        const v = new Float32Array(dim);
+        let norm = 0;
+        for (let i = 0; i < dim; i++) {
+          v[i] = c[i] + 0.6 * noise[i];
+          norm += v[i] * v[i];
+        }
+        for (let i = 0; i < dim; i++) v[i] /= Math.sqrt(norm);
+        return v;
+      });
+    }
+
+    for (const kernel of ['simd', 'js'] as const) {
+      it(`${kernel} kernel: scores within 0.01 of exact; re-scoring 50 candidates gives the exact top 10`, () => {
+        const r = rng(36);
+        const dim = 384;
+        const vectors = clustered(3000, dim, r);
+        const index = new VectorIndex(dim, { initialCapacity: 16, kernel, precision: 'int8' });
+        expect(index.exact).toBe(false);
+        const all = new Map<number, { v: Float32Array; bot: string | null }>();
+        vectors.forEach((v, i) => {
+          all.set(i + 1, { v, bot: null });
+          index.add(i + 1, null, v);
+        });
+        let found = 0;
+        let rawFound = 0;
+        const queries = 20;
+        for (let t = 0; t < queries; t++) {
+          const q = clustered(1, dim, r)[0];
+          const exact = bruteForce(all, q, 10, null);
+          const candidates = index.search(q, 50, null);
+          for (const h of candidates) expect(Math.abs(h.score - dot(all.get(h.seq)!.v, q))).toBeLessThan(0.01);
+          const rescored = candidates
+            .map((h) => ({ seq: h.seq, s: dot(all.get(h.seq)!.v, q) }))
+            .sort((a, b) => b.s - a.s || a.seq - b.seq)
+            .slice(0, 10)
+            .map((h) => h.seq);
+          found += rescored.filter((seq) => exact.includes(seq)).length;
+          rawFound += candidates.slice(0, 10).filter((h) => exact.includes(h.seq)).length;
+        }
+        expect(found / (queries * 10)).toBe(1);
+        expect(rawFound / (queries * 10)).toBeGreaterThanOrEqual(0.9);
+      });
+    }
+
+    it('filters by bot exactly, removes and compacts, and takes packed vectors', () => {
+      const r = rng(7);
+      const dim = 40;
+      const index = new VectorIndex(dim, { initialCapacity: 16, precision: 'int8' });
+      const all = new Map<number, { v: Float32Array; bot: string | null }>();
+      const bots = ['bot-a', 'bot-b', null];
+      for (let seq = 1; seq <= 1200; seq++) {
+        const v = unit(dim, r);
+        const bot = bots[seq % 3];
+        all.set(seq, { v, bot });
+        if (seq % 2) index.add(seq, bot, v);
+        else index.addPacked(seq, bot, Buffer.from(v.buffer, v.byteOffset, v.byteLength));
+      }
+      for (let seq = 3; seq <= 1200; seq += 4) {
+        index.remove(seq);
+        all.delete(seq);
+      }
+      expect(index.size).toBe(all.size);
+      const q = unit(dim, r);
+      for (const bot of ['bot-a', 'bot-b', null, 'bot-without-chunks']) {
+        const allowed = [...all.entries()].filter(([, e]) => bot === null || e.bot === null || e.bot === bot);
+        const hits = index.search(q, 2000, bot);
+        // Every allowed live row comes back, and nothing else: the filter is not approximate.
+        expect(hits.map((h) => h.seq).sort((a, b) => a - b)).toEqual(allowed.map(([seq]) => seq).sort((a, b) => a - b));
+        for (const h of hits) expect(Math.abs(h.score - dot(all.get(h.seq)!.v, q))).toBeLessThan(0.02);
+      }
+    });
+
+    it('holds a quarter of the float index and estimates its memory before loading', () => {
+      const index = new VectorIndex(384, { initialCapacity: 1000 + 64, precision: 'int8' });
+      const r = rng(3);
+      for (let seq = 1; seq <= 1000; seq++) index.add(seq, null, unit(384, r));
+      expect(index.bytes).toBe(VectorIndex.estimateBytes(1000, 384, 'int8'));
+      expect(VectorIndex.estimateBytes(1_000_000, 384, 'int8')).toBeLessThan(450 * 2 ** 20);
+      expect(VectorIndex.estimateBytes(1_000_000, 384, 'int8') / VectorIndex.estimateBytes(1_000_000, 384)).toBeLessThan(0.3);
+    });
+  });
 });

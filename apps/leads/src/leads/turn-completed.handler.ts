@@ -92,15 +92,18 @@ export class TurnCompletedHandler implements EventHandler {
       existing ? { name: existing.name, email: existing.email, phone: existing.phone, company: existing.company, qualification: existing.qualification } : {},
     );
     if (!s.isLead && !existing) return;
+    // Issue 35: a channel knows who wrote (the e-mail sender, the WhatsApp number); what the
+    // conversation itself gave wins.
+    const contact = data.contact ?? {};
 
     const lead = await this.leads.upsert(manager, {
       tenantId,
       chatbotId: data.chatbot_id ?? visitor.find((m) => m.chatbotId)?.chatbotId ?? null,
       sessionId: message.sessionId,
       channel: data.channel || visitor[0].channel,
-      name: s.name,
-      email: s.email,
-      phone: s.phone,
+      name: s.name ?? contact.name ?? null,
+      email: s.email ?? contact.email ?? null,
+      phone: s.phone ?? contact.phone ?? null,
       company: s.company,
       intentCategory: s.category,
       intentSummary: s.summary,

@@ -50,6 +50,10 @@ function scopeBotId(event: EventEnvelope): string | null {
 /** A claim, or an outcome to record: the two writes of an attempt, batched together. */
 type DeliveryWrite = { claim: string; finish?: undefined } | { claim?: undefined; finish: { claimed: ClaimedDelivery; outcome: AttemptOutcome } };
 
+/** What a claim returns of a delivery (with its webhook's url and secret joined after). */
+const CLAIMED_COLUMNS = `d.id, d.tenant_id, d.webhook_id, d.event_id, d.event_type, d.data::text AS data_json, d.attempts AS attempt,
+                    d.next_trigger AS trigger, d.last_attempt_at AS started_at`;
+
 export const INTERRUPTED_ERROR = 'interrupted: the dispatcher stopped while this request was in flight; the endpoint may or may not have received it';
 
 /**
@@ -163,6 +167,30 @@ export class DeliveriesRepository implements OnApplicationShutdown {
     return this.writes.call({ claim: id }) as Promise<ClaimedDelivery | null>;
   }
 
+  /**
+   * A claim again after one whose answer was lost (the connection dropped while it ran): the
+   * delivery is claimed if it is still pending and ours, or taken back as it is if that claim did
+   * commit (`sending` and ours: this owner id is this process's, and it runs one attempt of a
+   * delivery at a time). Null when it is no longer ours (closed as interrupted, or taken over).
+   */
+  async claimAgain(id: string): Promise<ClaimedDelivery | null> {
+    const { rows } = await this.pool.query<ClaimedDelivery>({
+      name: 'webhooks-claim-again',
+      text: `WITH claimed AS (
+         UPDATE webhooks.deliveries d
+            SET status = 'sending',
+                attempts = CASE WHEN d.status = 'pending' THEN d.attempts + 1 ELSE d.attempts END,
+                last_attempt_at = CASE WHEN d.status = 'pending' THEN clock_timestamp() ELSE d.last_attempt_at END,
+                lease_until = now() + $3::interval
+          WHERE d.id = $2 AND d.owner = $1 AND d.status IN ('pending', 'sending')
+          RETURNING ${CLAIMED_COLUMNS}
+       )
+       SELECT c.*, w.url, w.secret FROM claimed c JOIN webhooks.webhooks w ON w.id = c.webhook_id`,
+      values: [this.owner, id, this.lease],
+    });
+    return rows[0] ?? null;
+  }
+
   /** Records the outcome of an attempt and closes the delivery (no automatic retries). */
   async finish(claimed: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
     await this.writes.call({ finish: { claimed, outcome } });
@@ -180,7 +208,9 @@ export class DeliveriesRepository implements OnApplicationShutdown {
    * Outcomes close the deliveries and write their attempts. The attempt row is written here, not
    * at the claim (one write less per delivery): an attempt interrupted by a crash gets its row
    * from failInterrupted(). An outcome that arrives after its delivery was closed as interrupted
-   * (written late, the database away past the lease) changes neither the delivery nor its attempt.
+   * (written late, the database away past the lease) changes neither the delivery nor its attempt,
+   * nor does one of an earlier attempt (tried again after it committed unseen, while a redeliver
+   * started the next).
    */
   private async writeMany(ops: DeliveryWrite[]): Promise<(ClaimedDelivery | null | void)[]> {
     const ids: string[] = [];
@@ -197,7 +227,7 @@ export class DeliveriesRepository implements OnApplicationShutdown {
        ), closed AS (
          UPDATE webhooks.deliveries d
             SET status = v.status, owner = NULL, lease_until = NULL, last_status_code = v.status_code, last_error = v.error, last_duration_ms = v.duration_ms
-           FROM v WHERE d.id = v.id AND d.owner = $1 AND d.status = 'sending'
+           FROM v WHERE d.id = v.id AND d.owner = $1 AND d.status = 'sending' AND d.attempts = v.attempt
           RETURNING d.id
        ), logged AS (
          INSERT INTO webhooks.attempts (delivery_id, attempt, trigger, owner, started_at, finished_at, duration_ms, status_code, error)
@@ -208,8 +238,7 @@ export class DeliveriesRepository implements OnApplicationShutdown {
          UPDATE webhooks.deliveries d
             SET status = 'sending', attempts = d.attempts + 1, last_attempt_at = clock_timestamp(), lease_until = now() + $3::interval
           WHERE d.id = ANY($2::uuid[]) AND d.status = 'pending' AND d.owner = $1
-          RETURNING d.id, d.tenant_id, d.webhook_id, d.event_id, d.event_type, d.data::text AS data_json, d.attempts AS attempt,
-                    d.next_trigger AS trigger, d.last_attempt_at AS started_at
+          RETURNING ${CLAIMED_COLUMNS}
        )
        SELECT c.*, w.url, w.secret FROM claimed c JOIN webhooks.webhooks w ON w.id = c.webhook_id`,
       values: [

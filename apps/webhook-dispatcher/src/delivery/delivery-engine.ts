@@ -13,9 +13,9 @@ import { counter, histogram } from '@sa/metrics';
 export const SECRET_BOX = Symbol('SECRET_BOX');
 const PURGE_EVERY_MS = 3_600_000;
 const ORPHANS_PER_SWEEP = 500;
-/** Tries at writing an outcome while stopping; running, it is tried until RECORD_FOR_MS runs out. */
+/** Tries at a claim or an outcome while stopping; running, it is tried until RECORD_FOR_MS runs out. */
 const FINISH_TRIES = 3;
-/** How long an outcome is tried (at least): long enough to outlast a database restart or failover. */
+/** How long a claim or an outcome is tried (at least): long enough to outlast a database restart or failover. */
 const RECORD_FOR_MS = 10_000;
 const RECORD_BACKOFF_MAX_MS = 2_000;
 
@@ -155,16 +155,20 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
   }
 
   /**
-   * One attempt of one delivery. Never leaves it in limbo: a claim that fails leaves it pending
-   * (taken again once its lease expires); an outcome that cannot be written is tried again (the
-   * delivery is still held, so its lease is renewed as soon as the database answers) until it is
-   * written or the time to record runs out; only then is it left `sending` and no longer renewed,
-   * so it is closed as interrupted when the lease ends. Resolves once the request is over: the
-   * endpoint's slot is free while the outcome is written (in the background, still held, and
-   * awaited at shutdown).
+   * One attempt of one delivery. Never leaves it in limbo: a claim that fails is tried again
+   * (still held, so its lease is renewed once the database answers) in a form that also takes
+   * back a claim that committed although its answer was lost, until the time to write runs out;
+   * then it is left to the sweep (pending: taken again once its lease expires; `sending`: closed as
+   * interrupted). An outcome that cannot be written is tried again the same way; only then is it
+   * left `sending` and no longer renewed, so it is closed as interrupted when the lease ends.
+   * Resolves once the request is over: the endpoint's slot is free while the outcome is written
+   * (in the background, still held, and awaited at shutdown).
    */
   private async deliver(id: string): Promise<void> {
-    const claimed = await this.deliveries.claim(id);
+    const claimed = await this.untilWritten(
+      (first) => (first ? this.deliveries.claim(id) : this.deliveries.claimAgain(id)),
+      (err) => this.logger.warn({ err, delivery_id: id }, 'could not claim a webhook delivery yet; trying again'),
+    );
     if (!claimed) return; // deleted with its webhook, or taken over meanwhile
     const outcome = await this.attempt(claimed);
     const recorded = this.record(claimed, outcome).finally(() => this.recording.delete(claimed.id));
@@ -172,27 +176,39 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
   }
 
   /**
-   * Writes the outcome of an attempt; never rejects. A database that went away for a moment (a
-   * restart, a failover) must not turn a request the endpoint answered into an interrupted one:
-   * the write is tried with a growing pause for max(2 x lease, 10 s), or a few times once the
-   * dispatcher is stopping. The write is conditional (still `sending`, still ours), so one that
-   * lands after the delivery was closed as interrupted changes nothing.
+   * Runs a write until it goes through, with a growing pause, for max(2 x lease, 10 s), or a few
+   * times once the dispatcher is stopping: a database that goes away for a moment (a restart, a
+   * failover) must not turn a delivery into an interrupted one. `onRetry` hears the first failure;
+   * the last one is thrown.
    */
-  private async record(claimed: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
+  private async untilWritten<T>(write: (first: boolean) => Promise<T>, onRetry: (err: unknown) => void): Promise<T> {
     const giveUpAt = Date.now() + Math.max(2 * this.config.leaseMs, RECORD_FOR_MS);
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.deliveries.finish(claimed, outcome);
-        break;
+        return await write(attempt === 1);
       } catch (err) {
         const pause = Math.min(100 * 2 ** (attempt - 1), RECORD_BACKOFF_MAX_MS);
-        if ((this.stopping && attempt >= FINISH_TRIES) || Date.now() + pause > giveUpAt) {
-          this.logger.error({ err, delivery_id: claimed.id, tries: attempt }, 'could not record a webhook delivery outcome; it will be closed as interrupted');
-          return;
-        }
-        if (attempt === 1) this.logger.warn({ err, delivery_id: claimed.id }, 'could not record a webhook delivery outcome yet; trying again');
+        if ((this.stopping && attempt >= FINISH_TRIES) || Date.now() + pause > giveUpAt) throw err;
+        if (attempt === 1) onRetry(err);
         await new Promise((r) => setTimeout(r, pause));
       }
+    }
+  }
+
+  /**
+   * Writes the outcome of an attempt (see untilWritten); never rejects. The write is conditional
+   * (still `sending`, still ours), so one that lands after the delivery was closed as interrupted
+   * changes nothing, and one tried again after it committed unseen changes nothing either.
+   */
+  private async record(claimed: ClaimedDelivery, outcome: AttemptOutcome): Promise<void> {
+    try {
+      await this.untilWritten(
+        () => this.deliveries.finish(claimed, outcome),
+        (err) => this.logger.warn({ err, delivery_id: claimed.id }, 'could not record a webhook delivery outcome yet; trying again'),
+      );
+    } catch (err) {
+      this.logger.error({ err, delivery_id: claimed.id }, 'could not record a webhook delivery outcome; it will be closed as interrupted');
+      return;
     }
     const result = outcome.ok ? 'succeeded' : 'failed';
     attempts.inc({ outcome: result, status_class: outcome.statusCode ? `${Math.floor(outcome.statusCode / 100)}xx` : 'none' });

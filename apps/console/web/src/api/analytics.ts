@@ -2,6 +2,13 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from './client';
 import { keys } from './keys';
 import { type AddQa, knowledgeKey } from './knowledge';
+import type { paths } from './schema';
+
+type Json<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+
+/** Conversations, visitor messages and unanswered replies per channel over the window (issue 35). */
+export type ChannelCounts = Json<paths['/workspaces/{workspaceId}/analytics/channels']['get']['responses'][200]>['data'];
+export type ChannelCount = ChannelCounts['channels'][number];
 
 const params = (workspaceId: string, botId: string | null) => ({ params: { path: { workspaceId }, query: botId ? { bot: botId } : {} } });
 
@@ -26,6 +33,14 @@ export function useTokenUsage(workspaceId: string, botId: string | null) {
   return useQuery({
     queryKey: [...keys.tokenUsage(workspaceId), botId ?? 'all'],
     queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/analytics/tokens', params(workspaceId, botId)))).data,
+  });
+}
+
+/** Issue 35: conversations and visitor messages per channel (last 30 days), for every bot (null) or one; under the analytics key, so a workspace switch drops it. */
+export function useChannelCounts(workspaceId: string, botId: string | null) {
+  return useQuery({
+    queryKey: [...keys.analytics(workspaceId, botId), 'channels'],
+    queryFn: async () => (await unwrap(api.GET('/workspaces/{workspaceId}/analytics/channels', params(workspaceId, botId)))).data,
   });
 }
 

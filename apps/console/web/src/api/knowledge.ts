@@ -11,10 +11,14 @@ export type ResyncSchedule = paths['/workspaces/{workspaceId}/knowledge/{documen
 /** Under ['workspace', id] like every key of a workspace (keys.ts), so a switch or sign-out drops it. */
 export const knowledgeKey = (workspaceId: string) => ['workspace', workspaceId, 'knowledge'] as const;
 
-/** Documents being worked on change on their own: the list refreshes while any is queued or processing. */
+/**
+ * Documents being worked on change on their own: the list refreshes while any is queued or
+ * processing, or a crawled source has pages not yet ready or failed (its progress, issue 36: they
+ * may be more than the list shows).
+ */
 const POLL_MS = 1500;
 
-export const isPending = (d: KbDocument) => d.status === 'queued' || d.status === 'processing';
+export const isPending = (d: KbDocument) => d.status === 'queued' || d.status === 'processing' || (d.pages !== undefined && d.pages.ready + d.pages.failed < d.pages.found);
 
 export function useKnowledge(workspaceId: string) {
   return useQuery({

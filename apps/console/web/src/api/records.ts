@@ -1,5 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from './client';
+import type { paths } from './schema';
 import type { Booking, Lead, UpdateBooking } from './types';
 
 /*
@@ -13,9 +14,12 @@ const recordKeys = {
   bookings: (id: string) => ['workspace', id, 'bookings'] as const,
 };
 
+/** Where a conversation or lead came from: the API's channel filter (the contract's CHAT_CHANNELS, through the generated schema). */
+export type ChatChannel = NonNullable<NonNullable<paths['/workspaces/{workspaceId}/conversations']['get']['parameters']['query']>['channel']>;
+
 export interface ConversationFilter {
   q?: string;
-  channel?: 'api' | 'widget' | 'mcp';
+  channel?: ChatChannel;
   chatbotId?: string;
 }
 
@@ -40,7 +44,7 @@ export interface LeadFilter {
   band?: Lead['score_band'];
   minScore?: number;
   status?: Lead['status'];
-  channel?: 'api' | 'widget' | 'mcp';
+  channel?: ChatChannel;
 }
 
 export function useLeads(workspaceId: string, filter: LeadFilter, cursor: string | null) {

@@ -319,6 +319,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/workspaces/{workspaceId}/analytics/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Conversations per channel
+         * @description Per channel (API, widget, MCP, console, e-mail, WhatsApp, Telegram, Slack) over `days` days (default 30): the conversations active in the window (a conversation counts under its first message's channel), the visitor messages and the replies marked unanswered. Busiest first; channels with none are left out.
+         *
+         *     Required role: `member` or above.
+         */
+        get: operations["getChannelCounts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/workspaces/{workspaceId}/analytics/questions": {
         parameters: {
             query?: never;
@@ -617,6 +639,62 @@ export interface paths {
          *     Required role: `admin` or above.
          */
         patch: operations["updateBotBehaviour"];
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/bots/{botId}/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A bot's channel connections
+         * @description Oldest first, each with its status, last error and last messages. Credentials are never shown: `secrets_set` names the stored ones.
+         *
+         *     Required role: `member` or above.
+         */
+        get: operations["listBotChannels"];
+        put?: never;
+        /**
+         * Add a channel connection
+         * @description The bot on one provider account: the kind, a name, the kind's settings and credentials. The credentials are stored encrypted and never shown again. The connection is `pending` until its first message; for WhatsApp, Telegram and Slack give the provider its `webhook_url`. 400: a bad member, a setting or credential the kind does not take, a required one missing. 409 `conflict`: the bot has 10 connections.
+         *
+         *     Required role: `admin` or above.
+         */
+        post: operations["createBotChannel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/workspaces/{workspaceId}/bots/{botId}/channels/{connectionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a channel connection
+         * @description The bot no longer answers on it: its provider gets 404 and the mailbox is not read. Its stored credentials are deleted with it; its conversations stay.
+         *
+         *     Required role: `admin` or above.
+         */
+        delete: operations["deleteBotChannel"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a channel connection
+         * @description Members left out stay as they are. `settings` replaces them all; `secrets` replaces only the credentials it names (the others stay). `enabled: false` turns the connection off: its provider gets 404 and the mailbox is not read.
+         *
+         *     Required role: `admin` or above.
+         */
+        patch: operations["updateBotChannel"];
         trace?: never;
     };
     "/workspaces/{workspaceId}/bots/{botId}/evaluations/cases": {
@@ -1298,7 +1376,7 @@ export interface paths {
         };
         /**
          * List knowledge documents
-         * @description Newest first, with status, chunk count and why a failed one failed. `chatbotId`: only that bot's documents.
+         * @description Newest first (the documents added before the pages found on crawled sites), with status, chunk count and why a failed one failed; a crawled source with its pages found, ready and failed (`pages`). `chatbotId`: only that bot's documents.
          *
          *     Required role: `member` or above.
          */
@@ -2090,6 +2168,11 @@ export interface components {
             top_questions: components["schemas"]["AnalyticsQuestion"][];
             unanswered: components["schemas"]["AnalyticsUnanswered"];
         };
+        /** @description Conversations and visitor messages per channel over the window, the busiest channel first; a channel with neither in the window is left out. Playground and evaluation turns are stored nowhere, so they count nowhere. */
+        AnalyticsChannels: {
+            channels: components["schemas"]["ChannelCount"][];
+            days: number;
+        };
         AnalyticsDay: {
             assistant_messages: number;
             /**
@@ -2295,6 +2378,95 @@ export interface components {
         ChangeRoleRequest: {
             /** @enum {string} */
             role: "owner" | "admin" | "member";
+        };
+        /** @description A bot on one provider account. Credentials are write-only: `secrets_set` names the ones stored, never their values. */
+        ChannelConnection: {
+            /** Format: uuid */
+            bot_id: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Off: inbound messages are refused (the provider gets 404) and the mailbox is not read. */
+            enabled: boolean;
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description email, whatsapp, telegram or slack.
+             * @enum {string}
+             */
+            kind: "email" | "whatsapp" | "telegram" | "slack";
+            /** @description Why the last receive or send failed, for people (never a credential); null: none since it last worked. */
+            last_error: string | null;
+            /** Format: date-time */
+            last_error_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the last inbound message was accepted.
+             */
+            last_inbound_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the last reply was delivered to the provider.
+             */
+            last_outbound_at: string | null;
+            /** @description A name for people ("Support inbox"). */
+            name: string;
+            /** @description The names of the stored credentials (their values are never returned). */
+            secrets_set: string[];
+            /** @description The non-secret settings (host names, ports, ids), as given. */
+            settings: {
+                [key: string]: string;
+            };
+            /**
+             * @description pending: no message yet; active: the last exchange worked; error: see last_error; disabled: turned off.
+             * @enum {string}
+             */
+            status: "pending" | "active" | "error" | "disabled";
+            /** Format: date-time */
+            updated_at: string;
+            /** @description The URL to give the provider (its webhook / request URL), on the gateway's public origin; null for e-mail (read over IMAP). */
+            webhook_url: string | null;
+        };
+        /** @description A new connection. Unknown members are rejected (400); settings and secrets a kind does not take are refused (400), as are missing required ones. A bot has at most 10 (409). */
+        ChannelConnectionCreate: {
+            /** @enum {string} */
+            kind: "email" | "whatsapp" | "telegram" | "slack";
+            /** @description 1 to 80 characters; left out: the kind's name. */
+            name?: string;
+            /** @description The kind's credentials, each up to 4000 characters. Write-only: stored encrypted, never shown again. */
+            secrets?: {
+                [key: string]: string;
+            };
+            /** @description The kind's settings (see the README, "Channels"), each up to 500 characters. */
+            settings?: {
+                [key: string]: string;
+            };
+        };
+        /** @description A change; members left out stay as they are. `secrets` replaces only the credentials it names. Unknown members are rejected (400). */
+        ChannelConnectionUpdate: {
+            enabled?: boolean;
+            name?: string;
+            /** @description Credentials to replace; the others stay. */
+            secrets?: {
+                [key: string]: string;
+            };
+            /** @description Replaces the settings (all of them: give the whole set). */
+            settings?: {
+                [key: string]: string;
+            };
+        };
+        /** @description The conversations and messages of one channel in the window. */
+        ChannelCount: {
+            /**
+             * @description Where the conversations came from.
+             * @enum {string}
+             */
+            channel: "api" | "widget" | "mcp" | "console" | "email" | "whatsapp" | "telegram" | "slack";
+            /** @description Conversations (sessions) of this channel active in the window (a session's channel is its first turn's), as the summary's sessions count them. */
+            conversations: number;
+            /** @description Visitor messages sent through this channel in the window. */
+            messages: number;
+            /** @description Bot replies through this channel in the window that were marked unanswered (no knowledge passage was relevant). */
+            unanswered: number;
         };
         /** @description One message of a conversation. */
         ChatMessage: {
@@ -2774,7 +2946,7 @@ export interface components {
         };
         /** @description A conversation that asked for a person. Names and the question are user text: render them as text. */
         Handoff: {
-            /** @description `widget`, `api` or `mcp`. */
+            /** @description `widget`, `api`, `mcp`, `email`, `whatsapp`, `telegram` or `slack`. */
             channel: string;
             /** Format: uuid */
             chatbot_id: string | null;
@@ -2851,6 +3023,15 @@ export interface components {
             role: "owner" | "admin" | "member";
             workspace_name: string;
         };
+        /** @description The pages found on a crawled source (site root or sitemap), by status. */
+        KBCrawlProgress: {
+            /** @description Pages that failed (404, 500 after retries, timed out, refused by robots.txt, ...). */
+            failed: number;
+            /** @description Pages found (queued, processing, ready or failed). */
+            found: number;
+            /** @description Pages ready (indexed). */
+            ready: number;
+        };
         /** @description A knowledge-base document. POST /kb/ingest creates it `queued`; poll GET /kb for its status. */
         KBDocument: {
             /** Format: uuid */
@@ -2872,6 +3053,8 @@ export interface components {
              * @description Not in the spec (x-extension): when the scheduler re-syncs it next (null without a schedule).
              */
             next_sync_at?: string | null;
+            /** @description Not in the spec (x-extension): on a crawled source (site root or sitemap) that pages were found on, how many, and how many are ready or failed; absent otherwise. */
+            pages?: components["schemas"]["KBCrawlProgress"];
             /**
              * Format: uuid
              * @description Not in the spec (x-extension): the crawled source (site root or sitemap) this page was discovered from, or null.
@@ -4460,7 +4643,7 @@ export interface operations {
             query?: {
                 /** @description Only this bot (a bot of the workspace; another id gives 404). */
                 bot?: string;
-                /** @description Window length in days for the questions, 1 to 365; default 30. The summary always covers the last 30 days. */
+                /** @description Window length in days for the questions, the actions and the channels, 1 to 365; default 30. The summary always covers the last 30 days. */
                 days?: number;
             };
             header?: never;
@@ -4525,7 +4708,7 @@ export interface operations {
             query?: {
                 /** @description Only this bot (a bot of the workspace; another id gives 404). */
                 bot?: string;
-                /** @description Window length in days for the questions, 1 to 365; default 30. The summary always covers the last 30 days. */
+                /** @description Window length in days for the questions, the actions and the channels, 1 to 365; default 30. The summary always covers the last 30 days. */
                 days?: number;
             };
             header?: never;
@@ -4585,12 +4768,77 @@ export interface operations {
             };
         };
     };
+    getChannelCounts: {
+        parameters: {
+            query?: {
+                /** @description Only this bot (a bot of the workspace; another id gives 404). */
+                bot?: string;
+                /** @description Window length in days for the questions, the actions and the channels, 1 to 365; default 30. The summary always covers the last 30 days. */
+                days?: number;
+            };
+            header?: never;
+            path: {
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Conversations and messages per channel. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AnalyticsChannels"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
     getAnalyticsQuestions: {
         parameters: {
             query?: {
                 /** @description Only this bot (a bot of the workspace; another id gives 404). */
                 bot?: string;
-                /** @description Window length in days for the questions, 1 to 365; default 30. The summary always covers the last 30 days. */
+                /** @description Window length in days for the questions, the actions and the channels, 1 to 365; default 30. The summary always covers the last 30 days. */
                 days?: number;
             };
             header?: never;
@@ -4655,7 +4903,7 @@ export interface operations {
             query?: {
                 /** @description Only this bot (a bot of the workspace; another id gives 404). */
                 bot?: string;
-                /** @description Window length in days for the questions, 1 to 365; default 30. The summary always covers the last 30 days. */
+                /** @description Window length in days for the questions, the actions and the channels, 1 to 365; default 30. The summary always covers the last 30 days. */
                 days?: number;
             };
             header?: never;
@@ -5857,6 +6105,301 @@ export interface operations {
             };
             /** @description `not_found`: also a workspace the person is not a member of. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    listBotChannels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The connections. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ChannelConnection"][];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    createBotChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChannelConnectionCreate"];
+            };
+        };
+        responses: {
+            /** @description The connection. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ChannelConnection"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `conflict` or `last_owner`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    deleteBotChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                connectionId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `service_unavailable`: a service the console asks over NATS did not answer. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+        };
+    };
+    updateBotChannel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                botId: string;
+                connectionId: string;
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChannelConnectionUpdate"];
+            };
+        };
+        responses: {
+            /** @description The connection as saved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ChannelConnection"];
+                    };
+                };
+            };
+            /** @description The request is not valid: `validation_failed` (ValidationError body) or `bad_request`, `invalid_token`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"] | components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_signed_in` (no live session) or `invalid_credentials`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `csrf_failed` (a write without the console's Origin or X-CSRF-Token) or `forbidden_role` (the role does not allow it); on the setup route `invalid_setup_code`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `not_found`: also a workspace the person is not a member of. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorObject"];
+                };
+            };
+            /** @description `conflict` or `last_owner`. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7631,7 +8174,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Only sessions of this channel. */
-                channel?: "api" | "widget" | "mcp" | "console";
+                channel?: "api" | "widget" | "mcp" | "console" | "email" | "whatsapp" | "telegram" | "slack";
                 /** @description Only sessions of this bot. */
                 chatbotId?: string;
                 /** @description Maximum number of items, 1 to 200 (default 50). */
@@ -9064,7 +9607,7 @@ export interface operations {
                 /** @description Only leads of this score band. */
                 band?: "hot" | "warm" | "cold";
                 /** @description Only leads of this channel. */
-                channel?: "api" | "widget" | "mcp" | "console";
+                channel?: "api" | "widget" | "mcp" | "console" | "email" | "whatsapp" | "telegram" | "slack";
                 /** @description Only leads of this bot. */
                 chatbotId?: string;
                 /** @description The `next` cursor of the previous page. */
@@ -9281,7 +9824,7 @@ export interface operations {
                 /** @description Only leads of this score band. */
                 band?: "hot" | "warm" | "cold";
                 /** @description Only leads of this channel. */
-                channel?: "api" | "widget" | "mcp" | "console";
+                channel?: "api" | "widget" | "mcp" | "console" | "email" | "whatsapp" | "telegram" | "slack";
                 /** @description Only leads of this bot. */
                 chatbotId?: string;
                 /** @description Only leads scoring at least this (0 to 100). */

@@ -1,10 +1,19 @@
+import type { ChatChannel } from '../api/records';
+
+/** Every channel's name for people: a Record, so a channel the API adds fails the type-check until it is named here. */
+const CHANNEL_NAMES: Record<ChatChannel, string> = {
+  widget: 'Widget',
+  api: 'API',
+  mcp: 'MCP',
+  console: 'Console',
+  email: 'E-mail',
+  whatsapp: 'WhatsApp',
+  telegram: 'Telegram',
+  slack: 'Slack',
+};
+
 /** Channels of conversations and leads, as the filters offer them. */
-export const CHANNEL_OPTIONS = [
-  { value: 'widget', label: 'Widget' },
-  { value: 'api', label: 'API' },
-  { value: 'mcp', label: 'MCP' },
-  { value: 'console', label: 'Console' },
-];
+export const CHANNEL_OPTIONS = (Object.keys(CHANNEL_NAMES) as ChatChannel[]).map((value) => ({ value, label: CHANNEL_NAMES[value] }));
 
 export function channelName(channel: string): string {
   return CHANNEL_OPTIONS.find((c) => c.value === channel)?.label ?? channel;

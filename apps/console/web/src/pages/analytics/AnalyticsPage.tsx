@@ -1,7 +1,7 @@
 import { useState, type ReactNode } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { useActionCounts } from '../../api/action-records';
-import { useAnalytics, useAnalyticsQuestions, useTokenUsage } from '../../api/analytics';
+import { useAnalytics, useAnalyticsQuestions, useChannelCounts, useTokenUsage } from '../../api/analytics';
 import type { AnalyticsQuestions, Bot } from '../../api/types';
 import { useBots } from '../../api/workspace';
 import { useCurrentWorkspace } from '../../app/workspace-context';
@@ -11,6 +11,7 @@ import { Page, Section } from '../../components/Page';
 import { AddToTestSetDialog } from '../evaluations/AddToTestSetDialog';
 import { ActionCountsTable } from './ActionCountsTable';
 import { AddAnswerDialog } from './AddAnswerDialog';
+import { ChannelCountsTable } from './ChannelCountsTable';
 import { MessagesChart } from './MessagesChart';
 import { QuestionsTable } from './QuestionsTable';
 import { RepliesChart } from './RepliesChart';
@@ -22,7 +23,8 @@ const ALL = '';
 /**
  * The figures of GET /v1/analytics for the last 30 days (every bot or one, kept in `?bot=`) as
  * charts with tables beside them, the most asked questions, and the unanswered ones with "Add an
- * answer" (owners and admins), the token usage, and (issue 34) the calls per action.
+ * answer" (owners and admins), the token usage, (issue 34) the calls per action, and (issue 35)
+ * the conversations and messages per channel.
  */
 export function AnalyticsPage() {
   const { workspace } = useCurrentWorkspace();
@@ -55,6 +57,7 @@ function AnalyticsOf({ botId, bots, onChoose }: { botId: string | null; bots: Bo
   const questions = useAnalyticsQuestions(workspace.id, botId);
   const tokens = useTokenUsage(workspace.id, botId);
   const actionCounts = useActionCounts(workspace.id, botId);
+  const channels = useChannelCounts(workspace.id, botId);
   const [added, setAdded] = useState<string | null>(null);
   const [addedCase, setAddedCase] = useState<{ botId: string; botName: string } | null>(null);
   const withQuestions = (show: (data: AnalyticsQuestions) => ReactNode) =>
@@ -90,6 +93,19 @@ function AnalyticsOf({ botId, bots, onChoose }: { botId: string | null; bots: Bo
               <RepliesChart analytics={analytics.data} />
             </div>
           </>
+        )}
+      </Section>
+      <Section
+        title="By channel"
+        id="analytics-channels"
+        description="Where the conversations of the last 30 days came from: the conversations on each channel (a conversation counts under the channel it started on), the visitor messages and the replies the bot could not answer."
+      >
+        {channels.isPending ? (
+          <Loading what="channels" />
+        ) : channels.isError ? (
+          <ErrorMessage error={channels.error} title="The channels could not be loaded." />
+        ) : (
+          <ChannelCountsTable channels={channels.data.channels} />
         )}
       </Section>
       <Section title="Top questions" id="analytics-top">

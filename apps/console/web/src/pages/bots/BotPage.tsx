@@ -10,9 +10,10 @@ import { ActionsSection } from './actions/ActionsSection';
 import { McpServers } from './actions/McpServers';
 import { BehaviourSection } from './BehaviourForm';
 import { BotSettingsForm } from './BotSettingsForm';
+import { ChannelsSection } from './channels/ChannelsSection';
 import { TryIt } from './TryIt';
 
-/** One bot: its name and reply language, its behaviour, its actions, the playground (owners and admins), then its widget (snippet, origins, greeting and look, identity secret). */
+/** One bot: its name and reply language, its behaviour, its actions, its channels (issue 35), the playground (owners and admins), then its widget (snippet, origins, greeting and look, identity secret). */
 export function BotPage() {
   const { workspace, canManage } = useCurrentWorkspace();
   const { botId = '' } = useParams();
@@ -48,6 +49,9 @@ export function BotPage() {
       <Section title="Actions" id="bot-actions">
         <ActionsSection key={bot.id} workspaceId={workspace.id} botId={bot.id} canManage={canManage} />
         <McpServers key={`mcp-${bot.id}`} workspaceId={workspace.id} botId={bot.id} canManage={canManage} />
+      </Section>
+      <Section title="Channels" id="bot-channels">
+        <ChannelsSection key={bot.id} workspaceId={workspace.id} botId={bot.id} canManage={canManage} />
       </Section>
       {canManage ? (
         <Section title="Try it" id="bot-try-it">

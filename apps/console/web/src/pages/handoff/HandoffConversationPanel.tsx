@@ -6,10 +6,14 @@ import { ActionButton } from '../../components/ActionButton';
 import { DateTime } from '../../components/DateTime';
 import { TextAreaInput } from '../../components/Fields';
 import { ErrorMessage, Loading } from '../../components/Messages';
+import { channelName } from '../../lib/records';
 import { Transcript } from '../conversations/Transcript';
-import { stateLabel } from './handoff-labels';
+import { replyNote, stateLabel } from './handoff-labels';
 
-/** One conversation: its transcript, "Take over", the reply box and "Hand back" (owners and admins). */
+/**
+ * One conversation: its channel (a reply goes out through it: WhatsApp, Telegram …), its transcript,
+ * "Take over", the reply box and "Hand back" (owners and admins).
+ */
 export function HandoffConversationPanel({ sessionId }: { sessionId: string }) {
   const { workspace, canManage, session } = useCurrentWorkspace();
   const conversation = useHandoffConversation(workspace.id, sessionId);
@@ -26,7 +30,7 @@ export function HandoffConversationPanel({ sessionId }: { sessionId: string }) {
   return (
     <div className="stack-sm">
       <p role="status">
-        <strong>{stateLabel(handoff)}</strong> · asked <DateTime value={handoff.requested_at} />
+        <strong>{stateLabel(handoff)}</strong> · on {channelName(handoff.channel)} · asked <DateTime value={handoff.requested_at} />
       </p>
       <Transcript messages={messages} empty="No messages yet: the visitor asked for a person before writing." />
       {canManage ? (
@@ -54,7 +58,7 @@ export function HandoffConversationPanel({ sessionId }: { sessionId: string }) {
                 reply.mutate({ sessionId, text: value }, { onSuccess: () => setText('') });
               }}
             >
-              <TextAreaInput label="Your reply" isRequired rows={3} maxLength={4000} value={text} onChange={setText} description="The visitor sees it in their chat at once." />
+              <TextAreaInput label="Your reply" isRequired rows={3} maxLength={4000} value={text} onChange={setText} description={replyNote(handoff.channel, channelName(handoff.channel))} />
               <ErrorMessage error={reply.error} />
               <div className="form__actions">
                 <ActionButton type="submit" className="button button--primary" isPending={reply.isPending}>

@@ -2,9 +2,10 @@ import type { Handoff } from '../../api/handoff';
 import type { Bot } from '../../api/types';
 import { DateTime } from '../../components/DateTime';
 import { botName } from '../../lib/bots';
+import { channelName } from '../../lib/records';
 import { stateLabel } from './handoff-labels';
 
-/** The conversations that asked for a person: who asked, what, when, and who holds each. */
+/** The conversations that asked for a person: where (the channel), what, when, and who holds each. */
 export function HandoffQueueTable({ handoffs, bots, selected, onOpen }: { handoffs: Handoff[]; bots: Bot[]; selected: string | null; onOpen: (sessionId: string) => void }) {
   if (handoffs.length === 0) return <p className="empty">No conversation is waiting for a person.</p>;
   return (
@@ -23,10 +24,10 @@ export function HandoffQueueTable({ handoffs, bots, selected, onOpen }: { handof
           {handoffs.map((h, i) => (
             <tr key={h.session_id} aria-current={h.session_id === selected ? 'true' : undefined}>
               <th scope="row" className="table__name">
-                <button type="button" className="button button--secondary button--small" onClick={() => onOpen(h.session_id)} aria-label={`Open conversation ${i + 1} (${h.channel})`}>
+                <button type="button" className="button button--secondary button--small" onClick={() => onOpen(h.session_id)} aria-label={`Open conversation ${i + 1} (${channelName(h.channel)})`}>
                   Open
                 </button>{' '}
-                <span className="muted small">{h.channel}</span>
+                <span className="muted small">{channelName(h.channel)}</span>
               </th>
               <td>{botName(h.chatbot_id, bots)}</td>
               <td>{stateLabel(h)}</td>

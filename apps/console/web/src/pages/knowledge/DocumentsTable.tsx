@@ -7,6 +7,7 @@ import { ConfirmButton } from '../../components/Dialogs';
 import { SelectInput } from '../../components/Fields';
 import { ErrorMessage } from '../../components/Messages';
 import { botName } from '../../lib/bots';
+import { formatNumber } from '../../lib/format';
 
 const TYPE_LABELS: Record<KbDocument['source_type'], string> = { url: 'Web page', file: 'File', qa: 'Q&A', snippet: 'Text' };
 export const STATUS_LABELS: Record<KbDocument['status'], string> = { queued: 'Queued', processing: 'Processing', ready: 'Ready', failed: 'Failed' };
@@ -16,6 +17,11 @@ const SCHEDULES: { value: ResyncSchedule; label: string }[] = [
   { value: 'daily', label: 'Daily' },
   { value: 'weekly', label: 'Weekly' },
 ];
+
+/** A crawled source's progress (issue 36): "1,000 pages found · 960 ready · 20 failed". */
+export function crawlProgress(pages: NonNullable<KbDocument['pages']>): string {
+  return `${formatNumber(pages.found)} ${pages.found === 1 ? 'page' : 'pages'} found · ${formatNumber(pages.ready)} ready · ${formatNumber(pages.failed)} failed`;
+}
 
 /** Each document with its status (and why it failed), chunks and bot; owners and admins act on it. */
 export function DocumentsTable({ documents, bots }: { documents: KbDocument[]; bots: Bot[] }) {
@@ -52,6 +58,7 @@ export function DocumentsTable({ documents, bots }: { documents: KbDocument[]; b
                     {STATUS_LABELS[d.status]}
                   </span>
                   {d.status === 'failed' && d.failure_reason ? <span className="muted small">{d.failure_reason}</span> : null}
+                  {d.pages ? <span className="muted small">{crawlProgress(d.pages)}</span> : null}
                 </div>
               </td>
               <td>{d.chunk_count}</td>
