@@ -7,6 +7,7 @@ import { Client } from 'pg';
 import { databaseUrl, dropDatabase } from '../libs/testing/src/integration/databases';
 import { waitFor } from './support/apps';
 import { expectNoSeriousAxeViolations, screenshot, useBrowser } from './support/browser';
+import { APPS } from '../tools/launcher/system';
 import { PrivateNats, freePort, freePortRange, startPrivateNats } from './support/infra';
 import { e2eState } from './support/state';
 
@@ -36,7 +37,7 @@ describe('first-run setup in the console (npm start on a fresh database)', () =>
   beforeAll(async () => {
     nats = await startPrivateNats();
     const [gatewayPort, mcpPort, consolePort] = [await freePort(), await freePort(), await freePort()];
-    const opsBase = await freePortRange(9);
+    const opsBase = await freePortRange(APPS.length);
     child = spawn(process.execPath, [path.join(s.root, 'tools', 'launcher', 'start.js')], {
       cwd: s.root,
       detached: true,

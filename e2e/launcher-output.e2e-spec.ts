@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { withAdmin, databaseUrl, dropDatabase } from '../libs/testing/src/integration/databases';
 import { waitFor } from './support/apps';
+import { APPS } from '../tools/launcher/system';
 import { PrivateNats, freePort, freePortRange, startPrivateNats } from './support/infra';
 import { e2eState } from './support/state';
 
@@ -103,7 +104,7 @@ describe('what npm start prints (issue 31: logs for a person, one start for the 
       GATEWAY_PORT: String(gatewayPort),
       MCP_PORT: String(mcpPort),
       CONSOLE_PORT: String(consolePort),
-      OPS_PORT_BASE: String(await freePortRange(9)),
+      OPS_PORT_BASE: String(await freePortRange(APPS.length)),
       WEBHOOK_SECRET_KEY_FILE: path.join(keyDir, 'key'),
       LOG_LEVEL: 'info',
       ...extraEnv,

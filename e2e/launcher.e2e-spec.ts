@@ -10,6 +10,7 @@ import { SecretBox } from '@sa/webhook-registry';
 import { verifyWebhook } from '@sa/webhooks';
 import { databaseUrl, dropDatabase } from '../libs/testing/src/integration/databases';
 import { waitFor } from './support/apps';
+import { APPS } from '../tools/launcher/system';
 import { PrivateNats, freePort, freePortRange, startPrivateNats } from './support/infra';
 import { e2eState } from './support/state';
 import { WebhookReceiver, startWebhookReceiver } from './support/webhook-receiver';
@@ -53,7 +54,7 @@ describe('the launcher (npm start)', () => {
   it('starts every app, each connected as its own role, serves the API, encrypts webhook secrets with a local key it creates, and Ctrl-C (SIGINT to the process group) stops every app', async () => {
     const [gatewayPort, mcpPort, consolePort] = [await freePort(), await freePort(), await freePort()];
     // The ops endpoints from a base of eleven free ports, not the default 9464: the test runs beside a system started with npm start.
-    const opsBase = await freePortRange(11);
+    const opsBase = await freePortRange(APPS.length);
     // No WEBHOOK_SECRET_KEY, as on a laptop; the key file goes to a folder of this test.
     const keyFile = path.join(keyDir, 'data', 'webhook-secret-key');
     const personEnv = {
