@@ -223,4 +223,27 @@ describe('toChunks', () => {
     const where = extractiveAnswer({ question: 'Where is the store located?', passages, language: 'en', textMatch: 'stems' });
     expect(where.sources).toEqual(['https://x.invalid/Location']);
   });
+
+  it('TEXT_MATCH=stems, English: the type of value a question asks for (a time, an amount, a duration, an address) is one more term', () => {
+    const view = (title: string, text: string) => ({ title, text, score: 0.5, document_id: title, source_url: `https://x.invalid/${title.replace(/ /g, '-')}` });
+    const passages = [
+      view('Location', 'Our store is situated at 12 Harbour Road, Kochi, opposite the central bus station.'),
+      view('Opening hours', 'The shop opens at 9 am and closes at 7 pm, Monday to Saturday.'),
+      view('Returns and refunds', 'Unused items can be brought back within 30 days with the receipt.'),
+      view('Warranty', 'Every appliance comes with a two-year warranty against manufacturing defects.'),
+      view('Delivery', 'Orders are dispatched within 24 hours and delivered by courier in 3 to 5 days. Delivery is free for orders above ₹999.'),
+      view('Payment methods', 'We accept Visa, Mastercard, RuPay and UPI. Cash is accepted only in the store.'),
+    ];
+    const ask = (question: string, textMatch: 'stems' | 'surface' = 'stems') => extractiveAnswer({ question, passages, language: 'en-IN', textMatch });
+    // "morning" is in no passage; "open" and a clock time are in the opening hours.
+    expect(ask('What time do you open in the morning?').sources).toEqual(['https://x.invalid/Opening-hours']);
+    expect(ask('When will my order be delivered?').sources).toEqual(['https://x.invalid/Delivery']);
+    expect(ask('What is the address of the shop?').sources).toEqual(['https://x.invalid/Location']);
+    // Surface mode is unchanged: no types.
+    expect(ask('What time do you open in the morning?', 'surface').relevant).toBe(false);
+    // A value of the asked type alone does not make an unrelated question relevant.
+    for (const unrelated of ['Where is the airport?', 'What time is it in London?', 'How much is a cup of coffee?', 'How long is a flight to Dubai?', 'When is Diwali?']) {
+      expect({ unrelated, relevant: ask(unrelated).relevant }).toEqual({ unrelated, relevant: false });
+    }
+  });
 });

@@ -1,6 +1,7 @@
 import type { PassageView } from '@sa/contracts';
 import { detectLexiconLanguage, isStopword, lexiconLanguage, textMatchFromEnv, type TextMatch } from '@sa/lexicon';
 import { baseLanguage, detectLanguage } from './language';
+import { answerTypesIn, expectedAnswerType, isAnswerType } from './answer-types';
 import { phrase } from './phrases';
 import { isQuestion, matchedTerms, splitSentences, stripLabel, TermLexicon, termsOf, termStrength } from './text-terms';
 
@@ -51,6 +52,15 @@ const RANK_PENALTY = 0.1;
  * whether one is relevant).
  */
 const TITLE_BONUS = 0.15;
+/**
+ * TEXT_MATCH=stems, English: the answer type a question asks for (answer-types.ts) weighs this
+ * share of a word of the same rarity. A value of the asked type is evidence, but less than a
+ * topic word: "Where is the airport?" over a page that quotes a street address stays unanswered.
+ * The paraphrase bench and a list of unrelated typed questions (extractive-responder.spec.ts)
+ * chose it: at 1 the bench answers one English case more and one unrelated question less is
+ * flagged; at 0.5 three answers are lost.
+ */
+const ANSWER_TYPE_WEIGHT = 0.75;
 /** Other sentences join the best one when they score at least this share of it. */
 const COMPANION_SHARE = 0.5;
 /** A sentence from another passage joins when it scores this share and adds a missing term. */
@@ -79,15 +89,15 @@ interface ScoredPassage {
  * frequency over the retrieved passages, ln((N + 1) / (df + 0.5)), where df counts the passages
  * (with their titles) that contain the term, its stem or (English) a synonym. A term every passage
  * has ("shop" in a shop's knowledge base) weighs little; a term no passage has weighs most, so a
- * question about something the passages never mention stays below the bar. Surface mode weighs
- * every term 1, as before.
+ * question about something the passages never mention stays below the bar. An answer type's term
+ * weighs ANSWER_TYPE_WEIGHT of that. Surface mode weighs every term 1, as before.
  */
-function termWeights(question: readonly string[], passages: readonly PassageView[], lexicon: TermLexicon | null): number[] {
+function termWeights(question: readonly string[], passages: readonly PassageView[], lexicon: TermLexicon | null, typed: boolean): number[] {
   if (!lexicon) return question.map(() => 1);
-  const texts = passages.map((p) => termsOf(`${p.title ?? ''}\n${p.text}`, true));
+  const texts = passages.map((p) => termsIn(`${p.title ?? ''}\n${p.text}`, true, typed));
   return question.map((q) => {
     const df = texts.filter((terms) => matchedTerms([q], terms, lexicon).length > 0).length;
-    return Math.log((passages.length + 1) / (df + 0.5));
+    return Math.log((passages.length + 1) / (df + 0.5)) * (isAnswerType(q) ? ANSWER_TYPE_WEIGHT : 1);
   });
 }
 
@@ -102,12 +112,18 @@ function weightedCoverage(question: readonly string[], weights: readonly number[
   return total > 0 ? got / total : 0;
 }
 
-function score(question: string[], weights: number[], passage: PassageView, rank: number, lexicon: TermLexicon | null): ScoredPassage {
+/** A text's terms, and (`typed`: the question asks for a type of value) the answer types it holds values of. */
+function termsIn(text: string, stems: boolean, typed: boolean): string[] {
+  const terms = termsOf(text, stems);
+  return typed ? [...terms, ...answerTypesIn(text)] : terms;
+}
+
+function score(question: string[], weights: number[], passage: PassageView, rank: number, lexicon: TermLexicon | null, typed: boolean): ScoredPassage {
   const sentences = splitSentences(passage.text).map((text) => {
-    const terms = termsOf(text, !!lexicon);
+    const terms = termsIn(text, !!lexicon, typed);
     return { text, terms, score: weightedCoverage(question, weights, terms, lexicon) };
   });
-  const title = termsOf(passage.title ?? '', !!lexicon);
+  const title = termsIn(passage.title ?? '', !!lexicon, typed);
   const all = [...sentences.flatMap((s) => s.terms), ...title];
   return { passage, rank, sentences, coverage: weightedCoverage(question, weights, all, lexicon), titleCoverage: lexicon ? weightedCoverage(question, weights, title, lexicon) : 0 };
 }
@@ -208,13 +224,16 @@ export function extractiveAnswer(input: { question: string; passages: readonly P
   // With a lexicon, the language's own stop words go too (@sa/lexicon: @nlpjs/lang-*, stopwords-iso).
   const allTerms = termsOf(question, !!lexicon);
   const content = lexiconLang ? allTerms.filter((t) => !isStopword(t, lexiconLang)) : allTerms;
-  const terms = content.length ? content : allTerms;
+  const words = content.length ? content : allTerms;
   const notFound = () => answer(input.fallbackReply || phrase('noKnowledge', language), false, []);
-  if (terms.length === 0 || passages.length === 0) return notFound();
+  if (words.length === 0 || passages.length === 0) return notFound();
+  // English, with stems: the type of value the question asks for is one more term (answer-types.ts).
+  const type = lexiconLang === 'en' ? expectedAnswerType(question) : null;
+  const terms = type ? [...words, type] : words;
 
   const ranked = [...passages].sort((a, b) => b.score - a.score).slice(0, MAX_PASSAGES);
-  const weights = termWeights(terms, ranked, lexicon);
-  const scored = ranked.map((p, rank) => score(terms, weights, p, rank, lexicon));
+  const weights = termWeights(terms, ranked, lexicon, !!type);
+  const scored = ranked.map((p, rank) => score(terms, weights, p, rank, lexicon, !!type));
   // With stems, retrieval rank only breaks ties (the earlier passage is kept on equal weight): the
   // fused rank measures the same word overlap less exactly (character n-grams, ts_rank_cd without
   // idf), so it must not outweigh the weighted coverage. "आपकी दुकानें कहाँ पर हैं?" (where are your

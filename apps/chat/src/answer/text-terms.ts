@@ -5,6 +5,7 @@
  * breaks for Thai, Chinese and Japanese.
  */
 import { englishGlossWords, englishHypernyms, englishSynonyms, isStopword, LEXICONS, stemVariants, type LexiconLanguage } from '@sa/lexicon';
+import { isAnswerType } from './answer-types';
 import { foldLatin } from './language-profiles';
 
 const SENTENCES = new Intl.Segmenter(undefined, { granularity: 'sentence' });
@@ -301,11 +302,13 @@ export class TermLexicon {
 }
 
 /**
- * How surely the candidate terms contain a question term: 1 when equal or (with a lexicon) the
+ * How surely the candidate terms contain a question term: an answer type's term (answer-types.ts)
+ * only when the candidate holds it; 1 when equal or (with a lexicon) the
  * same stem, a synonym or a kind of it, less through a definition (`TermLexicon.strength`), 0 when
  * absent; without a lexicon, 1 for equal terms or a long-enough shared prefix (`sameTerm`).
  */
 export function termStrength(question: string, candidate: readonly string[], lexicon?: TermLexicon | null): number {
+  if (isAnswerType(question)) return candidate.includes(question) ? 1 : 0;
   if (!lexicon) return candidate.some((c) => sameTerm(question, c)) ? 1 : 0;
   let best = 0;
   for (const c of candidate) {
