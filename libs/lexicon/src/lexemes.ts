@@ -60,6 +60,17 @@ function withoutTagalogLinker(word: string): string[] {
 }
 
 /**
+ * Whether a lower-cased word of `lang` carries a modifier's linker, so that it qualifies the word
+ * right after it: in Filipino a word of five letters or more ending in a vowel and "-ng"
+ * ("bakanteng trabaho", vacant job; "libreng pagpapadala", free delivery). The spelling is
+ * ambiguous (a word may end in "-ng" of itself: "dumating"), but a word followed straight by the
+ * word it would qualify, with no marker (ang, ng, sa) between, is mostly a linked one.
+ */
+export function carriesLinker(word: string, lang: LexiconLanguage): boolean {
+  return lang === 'tl' && word.length >= 5 && /[aeiou]ng$/.test(word);
+}
+
+/**
  * Whether a lower-cased word is a stop word of `lang`; in Filipino also a stop word carrying the
  * linker ("Ilang araw …?" is "ilan" (how many) + "-g": a question word, not a topic).
  */

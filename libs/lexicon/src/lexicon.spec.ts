@@ -1,4 +1,4 @@
-import { arabicRoots, englishGlossWords, englishHypernyms, MAX_POLYSEMY, isStopword, stemVariants, baseForms, candidateLanguages, contentStems, detectLexiconLanguage, documentLexemes, englishSynonyms, lexiconLanguage, parseTextMatch, queryLexemes, stem } from './index';
+import { arabicRoots, carriesLinker, englishGlossWords, englishHypernyms, MAX_POLYSEMY, isStopword, stemVariants, baseForms, candidateLanguages, contentStems, detectLexiconLanguage, documentLexemes, englishSynonyms, lexiconLanguage, parseTextMatch, queryLexemes, stem } from './index';
 
 describe('lexicon', () => {
   it('maps language codes to the lexicon languages (Filipino is tl)', () => {
@@ -145,5 +145,15 @@ describe('lexicon: the Tagalog linker (issue 33, fourth pass)', () => {
     expect(isStopword('anong', 'id')).toBe(false);
     // The stems written for PostgreSQL (Filipino has no configuration) leave them out too.
     expect(contentStems('Ilang araw bago dumating ang order?', 'tl')).not.toContain(stem('ilang', 'tl'));
+  });
+});
+
+describe('lexicon: a Filipino word carrying the linker (issue 33, fifth pass)', () => {
+  it('reads a word of five letters or more ending in a vowel and -ng as linked, in Filipino only', () => {
+    expect(carriesLinker('bakanteng', 'tl')).toBe(true);
+    expect(carriesLinker('libreng', 'tl')).toBe(true);
+    expect(carriesLinker('bang', 'tl')).toBe(false); // too short: ba + -ng is a stop word anyway
+    expect(carriesLinker('trabaho', 'tl')).toBe(false);
+    expect(carriesLinker('bakanteng', 'id')).toBe(false);
   });
 });

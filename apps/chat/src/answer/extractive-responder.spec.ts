@@ -224,6 +224,26 @@ describe('toChunks', () => {
     expect(where.sources).toEqual(['https://x.invalid/Location']);
   });
 
+  it('TEXT_MATCH=stems, Filipino: the head of a linked phrase counts half where its modifier is missing ("bakanteng trabaho" is not "araw ng trabaho")', () => {
+    const view = (title: string, text: string) => ({ title, text, score: 0.5, document_id: title, source_url: `https://x.invalid/${title.replace(/ /g, '-')}` });
+    const passages = [
+      view('Lokasyon ng tindahan', 'Ang aming tindahan ay matatagpuan sa Ayala Avenue, Makati, tapat ng istasyon ng MRT. May libreng paradahan sa likod ng gusali.'),
+      view('Oras ng pagbubukas', 'Bukas kami araw-araw mula 10 ng umaga hanggang 9 ng gabi. Tuwing pista opisyal, nagsasara kami nang 6 ng gabi.'),
+      view('Pagbabalik ng produkto', 'Maaaring ibalik ang hindi nagamit na produkto sa loob ng 30 araw kasama ang resibo. Ibinabalik ang pera sa inyong card sa loob ng limang araw ng trabaho.'),
+      view('Garantiya', 'Lahat ng aparato ay may dalawang taong garantiya laban sa depekto sa paggawa. Hindi sakop ang pinsala dahil sa pagkahulog o tubig.'),
+      view('Pagpapadala', 'Ipinapadala ang mga order sa loob ng 24 oras at darating sa loob ng 3 hanggang 5 araw. Libre ang padala para sa order na higit sa ₱1,500.'),
+    ];
+    const ask = (question: string, textMatch: 'stems' | 'surface' = 'stems') => extractiveAnswer({ question, passages, language: 'fil-PH', textMatch });
+    // Vacant jobs: "trabaho" is only in "working days".
+    expect(ask('May bakanteng trabaho ba kayo?').relevant).toBe(false);
+    expect(ask('May bakanteng trabaho ba kayo?', 'surface').relevant).toBe(true);
+    // The modifier is there (itself, or its stem "libre"): the phrase counts whole.
+    expect(ask('May libreng paradahan ba?').sources).toEqual(['https://x.invalid/Lokasyon-ng-tindahan']);
+    expect(ask('May libreng padala ba?').sources).toEqual(['https://x.invalid/Pagpapadala']);
+    // "trabaho" asked for itself, with no linked modifier, still finds the working days.
+    expect(ask('Ilang araw ng trabaho bago maibalik ang pera?').sources).toEqual(['https://x.invalid/Pagbabalik-ng-produkto']);
+  });
+
   it('TEXT_MATCH=stems, English: the type of value a question asks for (a time, an amount, a duration, an address) is one more term', () => {
     const view = (title: string, text: string) => ({ title, text, score: 0.5, document_id: title, source_url: `https://x.invalid/${title.replace(/ /g, '-')}` });
     const passages = [

@@ -1,9 +1,9 @@
 import type { PassageView } from '@sa/contracts';
-import { detectLexiconLanguage, isStopword, lexiconLanguage, textMatchFromEnv, type TextMatch } from '@sa/lexicon';
+import { carriesLinker, detectLexiconLanguage, isStopword, lexiconLanguage, textMatchFromEnv, type LexiconLanguage, type TextMatch } from '@sa/lexicon';
 import { baseLanguage, detectLanguage } from './language';
 import { answerTypesIn, expectedAnswerType, isAnswerType } from './answer-types';
 import { phrase } from './phrases';
-import { isQuestion, matchedTerms, splitSentences, stripLabel, TermLexicon, termsOf, termStrength } from './text-terms';
+import { isQuestion, matchedTerms, splitSentences, stripLabel, TermLexicon, termsOf, termStrength, wordSequence } from './text-terms';
 
 /*
  * The default responder, used when no chat model is configured: it answers with the knowledge
@@ -61,6 +61,11 @@ const TITLE_BONUS = 0.15;
  * flagged; at 0.5 three answers are lost.
  */
 const ANSWER_TYPE_WEIGHT = 0.75;
+/**
+ * TEXT_MATCH=stems, Filipino: the head of a linked phrase counts this share of itself in a passage
+ * that lacks the phrase's modifier (`linkedPhrases`).
+ */
+const LINKED_HEAD_ALONE = 0.5;
 /** Other sentences join the best one when they score at least this share of it. */
 const COMPANION_SHARE = 0.5;
 /** A sentence from another passage joins when it scores this share and adds a missing term. */
@@ -101,13 +106,37 @@ function termWeights(question: readonly string[], passages: readonly PassageView
   });
 }
 
-/** The weighted share of the question's terms that the candidate terms contain. */
-function weightedCoverage(question: readonly string[], weights: readonly number[], candidate: readonly string[], lexicon: TermLexicon | null): number {
+/**
+ * Filipino (TEXT_MATCH=stems): the question's modifier–head phrases, as [modifier, head] indices
+ * into its terms: a content word carrying the linker right before another ("bakanteng trabaho",
+ * vacant job). A passage that has the head but not the modifier ("araw ng trabaho", working days)
+ * does not say what the phrase says: the head then counts half (`weightedCoverage`).
+ */
+function linkedPhrases(question: string, terms: readonly string[], lang: LexiconLanguage | null): [number, number][] {
+  if (lang !== 'tl') return [];
+  const words = wordSequence(question);
+  const pairs: [number, number][] = [];
+  for (let i = 0; i + 1 < words.length; i++) {
+    if (!carriesLinker(words[i], lang)) continue;
+    const modifier = terms.indexOf(words[i]);
+    const head = terms.indexOf(words[i + 1]);
+    if (modifier >= 0 && head >= 0) pairs.push([modifier, head]);
+  }
+  return pairs;
+}
+
+/**
+ * The weighted share of the question's terms that the candidate terms contain; the head of a
+ * linked phrase whose modifier the candidate lacks counts half (`linkedPhrases`).
+ */
+function weightedCoverage(question: readonly string[], weights: readonly number[], candidate: readonly string[], lexicon: TermLexicon | null, phrases: readonly [number, number][] = []): number {
+  const strengths = question.map((q) => termStrength(q, candidate, lexicon));
+  for (const [modifier, head] of phrases) if (strengths[modifier] === 0) strengths[head] *= LINKED_HEAD_ALONE;
   let total = 0;
   let got = 0;
-  question.forEach((q, i) => {
+  question.forEach((_, i) => {
     total += weights[i];
-    got += weights[i] * termStrength(q, candidate, lexicon);
+    got += weights[i] * strengths[i];
   });
   return total > 0 ? got / total : 0;
 }
@@ -118,14 +147,14 @@ function termsIn(text: string, stems: boolean, typed: boolean): string[] {
   return typed ? [...terms, ...answerTypesIn(text)] : terms;
 }
 
-function score(question: string[], weights: number[], passage: PassageView, rank: number, lexicon: TermLexicon | null, typed: boolean): ScoredPassage {
+function score(question: string[], weights: number[], passage: PassageView, rank: number, lexicon: TermLexicon | null, typed: boolean, phrases: [number, number][]): ScoredPassage {
   const sentences = splitSentences(passage.text).map((text) => {
     const terms = termsIn(text, !!lexicon, typed);
-    return { text, terms, score: weightedCoverage(question, weights, terms, lexicon) };
+    return { text, terms, score: weightedCoverage(question, weights, terms, lexicon, phrases) };
   });
   const title = termsIn(passage.title ?? '', !!lexicon, typed);
   const all = [...sentences.flatMap((s) => s.terms), ...title];
-  return { passage, rank, sentences, coverage: weightedCoverage(question, weights, all, lexicon), titleCoverage: lexicon ? weightedCoverage(question, weights, title, lexicon) : 0 };
+  return { passage, rank, sentences, coverage: weightedCoverage(question, weights, all, lexicon, phrases), titleCoverage: lexicon ? weightedCoverage(question, weights, title, lexicon, phrases) : 0 };
 }
 
 /** Indices of the sentences that answer the question, in passage order. */
@@ -233,7 +262,8 @@ export function extractiveAnswer(input: { question: string; passages: readonly P
 
   const ranked = [...passages].sort((a, b) => b.score - a.score).slice(0, MAX_PASSAGES);
   const weights = termWeights(terms, ranked, lexicon, !!type);
-  const scored = ranked.map((p, rank) => score(terms, weights, p, rank, lexicon, !!type));
+  const phrases = linkedPhrases(question, terms, lexiconLang);
+  const scored = ranked.map((p, rank) => score(terms, weights, p, rank, lexicon, !!type, phrases));
   // With stems, retrieval rank only breaks ties (the earlier passage is kept on equal weight): the
   // fused rank measures the same word overlap less exactly (character n-grams, ts_rank_cd without
   // idf), so it must not outweigh the weighted coverage. "आपकी दुकानें कहाँ पर हैं?" (where are your

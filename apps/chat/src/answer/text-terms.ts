@@ -175,6 +175,17 @@ export function termsOf(text: string, stems = false): string[] {
   return [...out];
 }
 
+/** The words of a text in order, normalised as `termsOf` does, stop words and short words kept. */
+export function wordSequence(text: string): string[] {
+  const out: string[] = [];
+  for (const s of WORDS.segment(text.normalize('NFKC'))) {
+    if (!s.isWordLike) continue;
+    const word = s.segment.toLowerCase();
+    out.push(/\p{Script=Latin}/u.test(word) ? foldLatin(word) : word);
+  }
+  return out;
+}
+
 function commonPrefix(a: string, b: string): number {
   let i = 0;
   while (i < a.length && i < b.length && a[i] === b[i]) i++;
