@@ -197,6 +197,9 @@ describe('extractiveAnswer with stems and synonyms (issue 33, TEXT_MATCH)', () =
   });
 });
 
+/** A retrieved passage of the TEXT_MATCH=stems tests below, its source URL made of its title. */
+const view = (title: string, text: string) => ({ title, text, score: 0.5, document_id: title, source_url: `https://x.invalid/${title.replace(/ /g, '-')}` });
+
 describe('toChunks', () => {
   it('cuts ~20-character pieces at word boundaries, also in CJK and Thai', () => {
     for (const text of ['Our store is open Monday to Friday from 9am to 6pm.', 'プレミアムプランの料金は月額2,900円です。', 'ร้านเปิดทุกวันจันทร์ถึงศุกร์ เวลา 9.00 ถึง 18.00 น.']) {
@@ -209,7 +212,6 @@ describe('toChunks', () => {
   });
 
   it('TEXT_MATCH=stems weighs question terms by rarity among the retrieved passages: a word every passage has does not make a question relevant', () => {
-    const view = (title: string, text: string) => ({ title, text, score: 0.5, document_id: title, source_url: `https://x.invalid/${title}` });
     const passages = [
       view('Location', 'Our store is situated at 12 Harbour Road, opposite the bus station.'),
       view('Opening hours', 'The store opens at 9 am and closes at 7 pm.'),
@@ -225,7 +227,6 @@ describe('toChunks', () => {
   });
 
   it('TEXT_MATCH=stems, Filipino: the head of a linked phrase counts half where its modifier is missing ("bakanteng trabaho" is not "araw ng trabaho")', () => {
-    const view = (title: string, text: string) => ({ title, text, score: 0.5, document_id: title, source_url: `https://x.invalid/${title.replace(/ /g, '-')}` });
     const passages = [
       view('Lokasyon ng tindahan', 'Ang aming tindahan ay matatagpuan sa Ayala Avenue, Makati, tapat ng istasyon ng MRT. May libreng paradahan sa likod ng gusali.'),
       view('Oras ng pagbubukas', 'Bukas kami araw-araw mula 10 ng umaga hanggang 9 ng gabi. Tuwing pista opisyal, nagsasara kami nang 6 ng gabi.'),
@@ -245,7 +246,6 @@ describe('toChunks', () => {
   });
 
   it('TEXT_MATCH=stems, English: the type of value a question asks for (a time, an amount, a duration, an address) is one more term', () => {
-    const view = (title: string, text: string) => ({ title, text, score: 0.5, document_id: title, source_url: `https://x.invalid/${title.replace(/ /g, '-')}` });
     const passages = [
       view('Location', 'Our store is situated at 12 Harbour Road, Kochi, opposite the central bus station.'),
       view('Opening hours', 'The shop opens at 9 am and closes at 7 pm, Monday to Saturday.'),
