@@ -18,12 +18,15 @@ export type AnswerType = '#:time' | '#:when' | '#:money' | '#:duration' | '#:pla
 
 const NUMBER_WORD = '\\d+(?:[.,]\\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty|thirty';
 
-/** Values in a passage sentence, by type. */
+/**
+ * Values in a passage sentence, by type. Every repetition is bounded, so a text of many numbers
+ * ("1.1.1.1…", in an uploaded file) is read in linear time.
+ */
 const VALUES: readonly [AnswerType, RegExp][] = [
   // 9 am, 10.30 p.m., 18:00
   ['#:time', /\b\d{1,2}(?:[:.]\d{2})?\s*(?:a\.?m\.?|p\.?m\.?)(?![\p{L}])|\b\d{1,2}:\d{2}\b/iu],
   // ₹999, $ 20, 15 euros, 1,500 INR
-  ['#:money', /[₹$€£¥₱₩฿]\s?\d|\b\d+(?:[.,]\d+)*\s?(?:rs|inr|usd|eur|gbp|php|dollars?|euros?|pounds?|rupees?|pesos?)\b/iu],
+  ['#:money', /[₹$€£¥₱₩฿]\s?\d|\b\d+(?:[.,]\d+){0,4}\s?(?:rs|inr|usd|eur|gbp|php|dollars?|euros?|pounds?|rupees?|pesos?)\b/iu],
   // 24 hours, 3 to 5 days, five working days, two-year
   ['#:duration', new RegExp(`\\b(?:${NUMBER_WORD})(?:\\s*(?:to|-|–)\\s*(?:${NUMBER_WORD}))?[\\s-]*(?:working\\s+|business\\s+)?(?:minutes?|hours?|days?|weeks?|months?|years?)\\b`, 'iu')],
   // 12 Harbour Road, 221B Baker Street
