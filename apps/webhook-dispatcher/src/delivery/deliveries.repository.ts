@@ -47,6 +47,29 @@ function scopeBotId(event: EventEnvelope): string | null {
   return id !== null && UUID.test(id) ? id : null;
 }
 
+/** What one event's deliveries were created as: held pending, or claimed in a reserved slot. */
+export interface CreatedDeliveries {
+  pending: OwnedDelivery[];
+  claimed: ClaimedDelivery[];
+}
+
+/** An event, and the webhooks whose deliveries of it may be inserted claimed (slots reserved). */
+interface NewEvent {
+  event: EventEnvelope;
+  reserved: readonly string[];
+}
+
+interface CreatedRow {
+  id: string;
+  webhook_id: string;
+  event_id: string;
+  trigger: string;
+  started_at: Date | null;
+  /** With `secret`: only for a delivery inserted claimed. */
+  url: string | null;
+  secret: string | null;
+}
+
 /** A claim, or an outcome to record: the two writes of an attempt, batched together. */
 type DeliveryWrite = { claim: string; finish?: undefined } | { claim?: undefined; finish: { claimed: ClaimedDelivery; outcome: AttemptOutcome } };
 
@@ -68,7 +91,7 @@ export const INTERRUPTED_ERROR = 'interrupted: the dispatcher stopped while this
 export class DeliveriesRepository implements OnApplicationShutdown {
   private readonly lease: string;
   private readonly pool: Pool;
-  private readonly creates: GroupBatcher<EventEnvelope, OwnedDelivery[]>;
+  private readonly creates: GroupBatcher<NewEvent, CreatedDeliveries>;
   private readonly writes: GroupBatcher<DeliveryWrite, ClaimedDelivery | null | void>;
 
   constructor(
@@ -90,7 +113,7 @@ export class DeliveriesRepository implements OnApplicationShutdown {
       idleTimeoutMillis: 30_000,
     });
     this.pool.on('error', () => undefined); // an idle client's error; the next query reconnects
-    this.creates = new GroupBatcher((events) => this.createMany(events), 200);
+    this.creates = new GroupBatcher((calls) => this.createMany(calls), 200);
     // Two write statements in flight: a claim waits for the end of the write in progress at
     // most, not for it and then its own turn. No cap on a batch (what waits is bounded by
     // WEBHOOK_CONCURRENCY: one claim and one outcome per slot), so an outcome and the claim for the
@@ -109,13 +132,15 @@ export class DeliveriesRepository implements OnApplicationShutdown {
   }
 
   /**
-   * One pending delivery per webhook of the workspace subscribed to this event kind, whose scope is
-   * every bot or the event's bot, held by this dispatcher. The unique (event_id, webhook_id) makes
-   * a repeat a no-op (only new rows are returned). Committed on return (no transaction of the
-   * caller's): events handled at once share one INSERT (group commit, see createMany).
+   * One delivery per webhook of the workspace subscribed to this event kind, whose scope is every
+   * bot or the event's bot, held by this dispatcher. Those for the webhooks in `reserved` (slots
+   * this dispatcher reserved for them) are inserted already claimed (`sending`, attempt 1), the
+   * rest `pending`. The unique (event_id, webhook_id) makes a repeat a no-op (only new rows are
+   * returned). Committed on return (no transaction of the caller's): events handled at once share
+   * one INSERT (group commit, see createMany).
    */
-  createForEvent(event: EventEnvelope): Promise<OwnedDelivery[]> {
-    return this.creates.call(event);
+  createForEvent(event: EventEnvelope, reserved: readonly string[] = []): Promise<CreatedDeliveries> {
+    return this.creates.call({ event, reserved });
   }
 
   /**
@@ -123,37 +148,72 @@ export class DeliveriesRepository implements OnApplicationShutdown {
    * created_at) order, so two dispatchers given overlapping events (a redelivery) never deadlock
    * on the unique key; an event listed twice gets its rows once (the first caller).
    */
-  private async createMany(events: EventEnvelope[]): Promise<OwnedDelivery[][]> {
-    const unique = [...new Map(events.map((e) => [e.id, e])).values()];
-    const { rows } = await this.pool.query<OwnedDelivery & { event_id: string }>({
+  private async createMany(calls: NewEvent[]): Promise<CreatedDeliveries[]> {
+    const byEventId = new Map<string, NewEvent>();
+    for (const c of calls) if (!byEventId.has(c.event.id)) byEventId.set(c.event.id, c); // the first listing's reservations
+    const unique = [...byEventId.values()];
+    const data = new Map(unique.map((c) => [c.event.id, JSON.stringify(c.event.data)]));
+    const claimedPairs = unique.flatMap((c) => c.reserved.map((webhookId) => [c.event.id, webhookId]));
+    const { rows } = await this.pool.query<CreatedRow>({
       name: 'webhooks-create-deliveries',
-      text: `INSERT INTO webhooks.deliveries (tenant_id, webhook_id, event_id, event_type, occurred_at, data, owner, lease_until)
-       SELECT w.tenant_id, w.id, e.id, e.type, e.occurred_at, e.data::json, $1, now() + $2::interval
-         FROM unnest($3::uuid[], $4::uuid[], $5::text[], $6::timestamptz[], $7::text[], $8::uuid[]) AS e(tenant_id, id, type, occurred_at, data, bot_id)
-         JOIN webhooks.webhooks w ON w.tenant_id = e.tenant_id AND e.type = ANY(w.events) AND (w.bot_id IS NULL OR w.bot_id = e.bot_id)
-        ORDER BY e.id, w.created_at
-       ON CONFLICT ON CONSTRAINT deliveries_event_webhook_key DO NOTHING
-       RETURNING id, webhook_id, event_id`,
+      text: `WITH ins AS (
+         INSERT INTO webhooks.deliveries (tenant_id, webhook_id, event_id, event_type, occurred_at, data, owner, lease_until, status, attempts, created_at, last_attempt_at)
+         SELECT w.tenant_id, w.id, e.id, e.type, e.occurred_at, e.data::json, $1, now() + $2::interval,
+                CASE WHEN r.webhook_id IS NULL THEN 'pending' ELSE 'sending' END,
+                CASE WHEN r.webhook_id IS NULL THEN 0 ELSE 1 END,
+                t.at,
+                CASE WHEN r.webhook_id IS NULL THEN NULL ELSE t.at END
+           FROM unnest($3::uuid[], $4::uuid[], $5::text[], $6::timestamptz[], $7::text[], $8::uuid[]) AS e(tenant_id, id, type, occurred_at, data, bot_id)
+           JOIN webhooks.webhooks w ON w.tenant_id = e.tenant_id AND e.type = ANY(w.events) AND (w.bot_id IS NULL OR w.bot_id = e.bot_id)
+           LEFT JOIN unnest($9::uuid[], $10::uuid[]) AS r(event_id, webhook_id) ON r.event_id = e.id AND r.webhook_id = w.id
+           -- one reading of the clock per row: a delivery inserted claimed starts its attempt as it is created
+           CROSS JOIN LATERAL (SELECT clock_timestamp() AS at, w.id) AS t
+          ORDER BY e.id, w.created_at
+         ON CONFLICT ON CONSTRAINT deliveries_event_webhook_key DO NOTHING
+         RETURNING id, webhook_id, event_id, status, next_trigger, last_attempt_at
+       )
+       SELECT ins.id, ins.webhook_id, ins.event_id, ins.next_trigger AS trigger, ins.last_attempt_at AS started_at,
+              CASE WHEN ins.status = 'sending' THEN w.url END AS url, CASE WHEN ins.status = 'sending' THEN w.secret END AS secret
+         FROM ins JOIN webhooks.webhooks w ON w.id = ins.webhook_id`,
       values: [
         this.owner,
         this.lease,
-        unique.map((e) => e.tenant_id),
-        unique.map((e) => e.id),
-        unique.map((e) => e.type),
-        unique.map((e) => new Date(e.occurred_at).toISOString()),
-        unique.map((e) => JSON.stringify(e.data)),
-        unique.map((e) => scopeBotId(e)),
+        unique.map((c) => c.event.tenant_id),
+        unique.map((c) => c.event.id),
+        unique.map((c) => c.event.type),
+        unique.map((c) => new Date(c.event.occurred_at).toISOString()),
+        unique.map((c) => data.get(c.event.id)),
+        unique.map((c) => scopeBotId(c.event)),
+        claimedPairs.map(([eventId]) => eventId),
+        claimedPairs.map(([, webhookId]) => webhookId),
       ],
     });
-    const byEvent = new Map<string, OwnedDelivery[]>();
+    const byEvent = new Map<string, CreatedDeliveries>();
+    for (const c of unique) byEvent.set(c.event.id, { pending: [], claimed: [] });
     for (const r of rows) {
-      const list = byEvent.get(r.event_id) ?? [];
-      list.push({ id: r.id, webhook_id: r.webhook_id });
-      byEvent.set(r.event_id, list);
+      const created = byEvent.get(r.event_id)!;
+      if (r.url === null) {
+        created.pending.push({ id: r.id, webhook_id: r.webhook_id });
+        continue;
+      }
+      const { event } = byEventId.get(r.event_id)!;
+      created.claimed.push({
+        id: r.id,
+        tenant_id: event.tenant_id,
+        webhook_id: r.webhook_id,
+        event_id: event.id,
+        event_type: event.type,
+        data_json: data.get(event.id)!,
+        attempt: 1,
+        trigger: r.trigger,
+        started_at: r.started_at!,
+        url: r.url,
+        secret: r.secret!,
+      });
     }
-    return events.map((e) => {
-      const created = byEvent.get(e.id) ?? [];
-      byEvent.delete(e.id); // a second listing of the same event: nothing new for it
+    return calls.map((c) => {
+      const created = byEvent.get(c.event.id) ?? { pending: [], claimed: [] };
+      byEvent.delete(c.event.id); // a second listing of the same event: nothing new for it
       return created;
     });
   }

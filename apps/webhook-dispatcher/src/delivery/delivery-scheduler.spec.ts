@@ -110,4 +110,72 @@ describe('DeliveryScheduler', () => {
     expect(errors).toEqual(['bad']);
     expect(s.inFlight).toBe(0);
   });
+
+  describe('reserved slots', () => {
+    it('reserves free slots of a key, counts them against both limits, and runs the item given later in one', async () => {
+      const g = gatedRuns();
+      const s = new DeliveryScheduler({ concurrency: 3, perKeyConcurrency: 2, perKeyQueueMax: 10, run: g.run });
+      expect(s.reserve('k')).toBe(true);
+      expect(s.reserve('k')).toBe(true);
+      expect(s.reserve('k')).toBe(false); // the key's two slots are reserved
+      expect(s.reserve('j')).toBe(true);
+      expect(s.reserve('i')).toBe(false); // three slots in all
+      // A queued item waits for the reserved slots too.
+      s.offer('k', 'q1');
+      expect(g.started).toEqual([]);
+      const sent: string[] = [];
+      s.startReserved('k', 'r1', async () => void sent.push('r1'));
+      expect(sent).toEqual(['r1']);
+      expect(s.has('r1')).toBe(true);
+      await new Promise((r) => setImmediate(r));
+      // r1 done: its slot goes to the queued q1, not to a new reservation.
+      expect(g.started).toEqual(['q1']);
+      s.cancel('j');
+      expect(s.reserve('k')).toBe(false); // q1 runs, one slot still reserved
+      s.cancel('k');
+      expect(s.reserve('k')).toBe(true);
+    });
+
+    it('refuses a reservation while items of the key wait, and counts what busy() says is taken', () => {
+      const g = gatedRuns();
+      let busy = 0;
+      const s = new DeliveryScheduler({ concurrency: 10, perKeyConcurrency: 2, perKeyQueueMax: 10, run: g.run, busy: () => busy });
+      s.offer('k', '1');
+      s.offer('k', '2');
+      s.offer('k', '3'); // waits
+      expect(s.reserve('k')).toBe(false);
+      expect(s.reserve('other')).toBe(true);
+      busy = 2;
+      expect(s.reserve('third')).toBe(false);
+      busy = 1;
+      expect(s.reserve('third')).toBe(true);
+      expect(s.reserve('third')).toBe(false);
+    });
+
+    it('stop() waits for reserved slots to be started or given back, and for what they run', async () => {
+      const g = gatedRuns();
+      const s = new DeliveryScheduler({ concurrency: 4, perKeyConcurrency: 4, perKeyQueueMax: 10, run: g.run });
+      expect(s.reserve('k')).toBe(true);
+      expect(s.reserve('k')).toBe(true);
+      let stopped = false;
+      const stopping = s.stop().then(() => (stopped = true));
+      expect(s.reserve('k')).toBe(false);
+      s.cancel('k');
+      await new Promise((r) => setImmediate(r));
+      expect(stopped).toBe(false);
+      let finish!: () => void;
+      s.startReserved('k', 'late', () => new Promise<void>((r) => (finish = r)));
+      await new Promise((r) => setImmediate(r));
+      expect(stopped).toBe(false);
+      finish();
+      await stopping;
+      expect(s.inFlight).toBe(0);
+    });
+
+    it('throws when a slot that was not reserved is used or given back', () => {
+      const s = new DeliveryScheduler({ concurrency: 4, perKeyConcurrency: 4, perKeyQueueMax: 10, run: async () => undefined });
+      expect(() => s.cancel('k')).toThrow(/no slot reserved/);
+      expect(() => s.startReserved('k', 'x', async () => undefined)).toThrow(/no slot reserved/);
+    });
+  });
 });

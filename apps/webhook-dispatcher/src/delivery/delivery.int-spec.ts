@@ -60,7 +60,7 @@ function repoFor(config: ReturnType<typeof configFor>): DeliveriesRepository {
   return repo;
 }
 
-const createFor = (repo: DeliveriesRepository, e: EventEnvelope) => repo.createForEvent(e);
+const createFor = (repo: DeliveriesRepository, e: EventEnvelope) => repo.createForEvent(e).then((c) => c.pending);
 const deliveryRows = (ids: string[]) => queryRows<any>(ds, `SELECT * FROM webhooks.deliveries WHERE id = ANY($1::uuid[]) ORDER BY created_at`, [ids]);
 
 beforeAll(async () => {
@@ -137,6 +137,37 @@ describe('DeliveriesRepository', () => {
     const rows = await queryRows<any>(ds, `SELECT event_id, webhook_id FROM webhooks.deliveries WHERE event_id = ANY($1::uuid[])`, [events.map((e) => e.id)]);
     expect(rows).toHaveLength(events.length + events.length / 2);
     expect(await Promise.all(events.map((e) => createFor(repo, e)))).toEqual(events.map(() => []));
+  });
+
+  it('inserts the deliveries of reserved webhooks already claimed, with all a request needs, and the rest pending', async () => {
+    const repo = repoFor(configFor('a'));
+    const tenant = randomUUID();
+    const claimedHook = await webhook(tenant, '/reserved', ['lead.created'], null, 'whsec_reserved');
+    const pendingHook = await webhook(tenant, '/not-reserved', ['lead.created']);
+    const e = event(tenant, 'lead.created', { zeta: 1, alpha: 2, lead_id: 'r1', chatbot_id: null });
+    // A webhook that is not subscribed (deleted, say) reserved too: no delivery for it.
+    const created = await repo.createForEvent(e, [claimedHook, randomUUID()]);
+    expect(created.pending).toEqual([{ id: expect.any(String), webhook_id: pendingHook }]);
+    expect(created.claimed).toEqual([
+      expect.objectContaining({ webhook_id: claimedHook, tenant_id: tenant, event_id: e.id, event_type: 'lead.created', attempt: 1, trigger: 'event', url: `http://127.0.0.1:${port}/reserved`, started_at: expect.any(Date) }),
+    ]);
+    const [claimed] = created.claimed;
+    expect(claimed.data_json).toBe(JSON.stringify(e.data));
+    expect(box.open(claimed.secret)).toBe('whsec_reserved');
+    const rows = await deliveryRows([claimed.id, created.pending[0].id]);
+    const byId = new Map(rows.map((r: any) => [r.id, r]));
+    expect(byId.get(claimed.id)).toEqual(expect.objectContaining({ status: 'sending', attempts: 1, owner: 'a', lease_until: expect.any(Date), last_attempt_at: claimed.started_at }));
+    expect(byId.get(claimed.id).created_at).toEqual(claimed.started_at); // its attempt starts as it is created
+    expect(byId.get(created.pending[0].id)).toEqual(expect.objectContaining({ status: 'pending', attempts: 0, owner: 'a', last_attempt_at: null }));
+    // Claimed at the insert, it is not claimable again; its outcome closes it like any other.
+    expect(await repo.claim(claimed.id)).toBeNull();
+    await repo.finish(claimed, { ok: true, statusCode: 200, error: null, durationMs: 4 });
+    expect((await deliveryRows([claimed.id]))[0]).toEqual(expect.objectContaining({ status: 'succeeded', owner: null, attempts: 1, last_status_code: 200 }));
+    expect(await queryRows<any>(ds, `SELECT attempt, trigger, owner, status_code FROM webhooks.attempts WHERE delivery_id = $1`, [claimed.id])).toEqual([
+      { attempt: 1, trigger: 'event', owner: 'a', status_code: 200 },
+    ]);
+    // The same event again, reserved or not: nothing new.
+    expect(await repo.createForEvent(e, [claimedHook])).toEqual({ pending: [], claimed: [] });
   });
 
   it('keeps the payload text as the event had it (key order included)', async () => {
@@ -486,6 +517,71 @@ describe('DeliveryEngine', () => {
       expect(rows.filter((r: any) => r.status !== 'succeeded').map((r: any) => ({ status: r.status, error: r.last_error }))).toEqual([]);
       expect(held.max).toBe(16);
     } finally {
+      await engine.beforeApplicationShutdown();
+    }
+  });
+
+  it('sends the deliveries of an event at once, claimed by their insert, once it knows where the event kind goes', async () => {
+    const { engine } = await engineFor('engine-7');
+    try {
+      const ws = (await new IdentityAdmin(ds).createWorkspace({ name: 'Fast', plan: 'scale' })).id;
+      const hook = await webhook(ws, '/fast', ['ticket.created'], null, 'whsec_fast');
+      // The first event of a kind: where it goes is not known before its insert, so it is pending.
+      const first = await engine.create(event(ws, 'ticket.created', { ticket_id: 'f0', chatbot_id: null }));
+      expect(first).toEqual([{ id: expect.any(String), webhook_id: hook }]);
+      engine.accept(first);
+      await settled(first.map((d) => d.id));
+      // The next one is inserted claimed and sent: nothing is left pending to hand over.
+      const e = event(ws, 'ticket.created', { ticket_id: 'f1', chatbot_id: null });
+      expect(await engine.create(e)).toEqual([]);
+      const ids = (await queryRows<{ id: string }>(ds, `SELECT id FROM webhooks.deliveries WHERE event_id = $1`, [e.id])).map((r) => r.id);
+      const [row] = await settled(ids);
+      expect(row).toEqual(expect.objectContaining({ status: 'succeeded', attempts: 1, last_status_code: 200, last_error: null }));
+      const sent = hits.filter((h) => h.headers['x-service-event-id'] === e.id);
+      expect(sent).toHaveLength(1);
+      expect(verifyWebhook({ rawBody: sent[0].body, headers: sent[0].headers, secret: 'whsec_fast' })).toEqual(expect.objectContaining({ ok: true }));
+      expect(await queryRows<any>(ds, `SELECT attempt, trigger, status_code FROM webhooks.attempts WHERE delivery_id = $1`, [row.id])).toEqual([
+        { attempt: 1, trigger: 'event', status_code: 200 },
+      ]);
+    } finally {
+      await engine.beforeApplicationShutdown();
+    }
+  });
+
+  it('never has more than 16 deliveries of an endpoint in flight or sending when events come faster than it answers', async () => {
+    const { engine } = await engineFor('engine-8', { WEBHOOK_TIMEOUT_MS: '5000' });
+    const sampling = { on: true, maxSending: 0 };
+    try {
+      const ws = (await new IdentityAdmin(ds).createWorkspace({ name: 'Held fast', plan: 'scale' })).id;
+      const hook = await webhook(ws, '/held-fast', ['ticket.created']);
+      const learn = await engine.create(event(ws, 'ticket.created', { ticket_id: 'l0', chatbot_id: null }));
+      engine.accept(learn);
+      await settled(learn.map((d) => d.id));
+      held.max = 0;
+      // What is committed as sending, sampled while the events come and go.
+      const sampler = (async () => {
+        while (sampling.on) {
+          const [row] = await queryRows<{ n: number }>(ds, `SELECT count(*)::int AS n FROM webhooks.deliveries WHERE webhook_id = $1 AND status = 'sending'`, [hook]);
+          sampling.maxSending = Math.max(sampling.maxSending, row.n);
+          await new Promise((r) => setTimeout(r, 10));
+        }
+      })();
+      const events = Array.from({ length: 40 }, (_, i) => event(ws, 'ticket.created', { ticket_id: `hf${i}`, chatbot_id: null }));
+      const pending = (await Promise.all(events.map((e) => engine.create(e)))).flat();
+      // Sixteen inserted claimed (the endpoint's slots), the rest pending behind them.
+      expect(pending).toHaveLength(24);
+      engine.accept(pending);
+      const ids = (await queryRows<{ id: string }>(ds, `SELECT id FROM webhooks.deliveries WHERE event_id = ANY($1::uuid[])`, [events.map((e) => e.id)])).map((r) => r.id);
+      const rows = await settled(ids);
+      sampling.on = false;
+      await sampler;
+      expect(rows.filter((r: any) => r.status !== 'succeeded')).toEqual([]);
+      expect(held.max).toBe(16);
+      expect(sampling.maxSending).toBeGreaterThan(0);
+      expect(sampling.maxSending).toBeLessThanOrEqual(16);
+      for (const e of events) expect(hits.filter((h) => h.headers['x-service-event-id'] === e.id)).toHaveLength(1);
+    } finally {
+      sampling.on = false;
       await engine.beforeApplicationShutdown();
     }
   });
