@@ -20,10 +20,12 @@ export const loadWebhookDispatcherConfig = (source: Record<string, string | unde
       concurrency: env.int('WEBHOOK_CONCURRENCY', 64, { min: 1, max: 10_000 }),
       /**
        * Requests in flight at once to one webhook: a slow endpoint holds only these. One webhook's
-       * ceiling is about this many divided by (claim commit + request time): 16 slots carry about
-       * 1,800 deliveries/s to a 4 ms endpoint beside a 5 ms claim, 150/s to a 100 ms one.
+       * ceiling is about this many divided by (claim commit + request time): 32 slots carry about
+       * 3,500 deliveries/s to a 4 ms endpoint beside a 5 ms claim, 300/s to a 100 ms one. On a
+       * slow or busy machine the claim and the request take several times as long (16 slots, the
+       * default until issue 36, were the limit at 500/s there: docs/decisions/webhooks.md).
        */
-      endpointConcurrency: env.int('WEBHOOK_ENDPOINT_CONCURRENCY', 16, { min: 1, max: 1000 }),
+      endpointConcurrency: env.int('WEBHOOK_ENDPOINT_CONCURRENCY', 32, { min: 1, max: 1000 }),
       /** Deliveries one webhook may have waiting in memory; beyond that they wait in the database. */
       endpointQueueMax: env.int('WEBHOOK_ENDPOINT_QUEUE_MAX', 20_000, { min: 1, max: 1_000_000 }),
       /** Events handled at once by the JetStream consumer (each in its own transaction). */

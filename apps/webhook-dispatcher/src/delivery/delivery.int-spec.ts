@@ -28,6 +28,8 @@ let port: number;
 const hits: { path: string; headers: http.IncomingHttpHeaders; body: string }[] = [];
 /** Requests to /held are answered after 300 ms (long beside a claim, even on a busy machine); how many were open at once. */
 const held = { open: 0, max: 0 };
+/** WEBHOOK_ENDPOINT_CONCURRENCY's default. */
+const DEFAULT_ENDPOINT_SLOTS = 32;
 const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined, child: () => silent } as never;
 const key = parseSecretKey('11'.repeat(32))!;
 const box = new SecretBox(key);
@@ -501,21 +503,21 @@ describe('DeliveryEngine', () => {
     }
   });
 
-  it('keeps 16 requests in flight to one endpoint by default, never more', async () => {
+  it('keeps 32 requests in flight to one endpoint by default, never more', async () => {
     // The 300 ms answers must not run into the suite's short 400 ms timeout on a loaded machine:
     // this test is about how many are open at once, not about timeouts.
     const { engine, repo } = await engineFor('engine-4', { WEBHOOK_TIMEOUT_MS: '5000' });
     try {
-      expect(configFor('engine-4').endpointConcurrency).toBe(16);
+      expect(configFor('engine-4').endpointConcurrency).toBe(DEFAULT_ENDPOINT_SLOTS);
       const ws = (await new IdentityAdmin(ds).createWorkspace({ name: 'Held', plan: 'scale' })).id;
       await webhook(ws, '/held', ['ticket.created']);
       const created: { id: string; webhook_id: string }[] = [];
-      for (let i = 0; i < 40; i++) created.push(...(await createFor(repo, event(ws, 'ticket.created', { ticket_id: `h${i}`, chatbot_id: null }))));
-      expect(created).toHaveLength(40);
+      for (let i = 0; i < 2.5 * DEFAULT_ENDPOINT_SLOTS; i++) created.push(...(await createFor(repo, event(ws, 'ticket.created', { ticket_id: `h${i}`, chatbot_id: null }))));
+      expect(created).toHaveLength(2.5 * DEFAULT_ENDPOINT_SLOTS);
       engine.accept(created);
       const rows = await settled(created.map((d) => d.id));
       expect(rows.filter((r: any) => r.status !== 'succeeded').map((r: any) => ({ status: r.status, error: r.last_error }))).toEqual([]);
-      expect(held.max).toBe(16);
+      expect(held.max).toBe(DEFAULT_ENDPOINT_SLOTS);
     } finally {
       await engine.beforeApplicationShutdown();
     }
@@ -548,7 +550,7 @@ describe('DeliveryEngine', () => {
     }
   });
 
-  it('never has more than 16 deliveries of an endpoint in flight or sending when events come faster than it answers', async () => {
+  it('never has more than 32 deliveries of an endpoint in flight or sending when events come faster than it answers', async () => {
     const { engine } = await engineFor('engine-8', { WEBHOOK_TIMEOUT_MS: '5000' });
     const sampling = { on: true, maxSending: 0 };
     try {
@@ -566,19 +568,19 @@ describe('DeliveryEngine', () => {
           await new Promise((r) => setTimeout(r, 10));
         }
       })();
-      const events = Array.from({ length: 40 }, (_, i) => event(ws, 'ticket.created', { ticket_id: `hf${i}`, chatbot_id: null }));
+      const events = Array.from({ length: 2.5 * DEFAULT_ENDPOINT_SLOTS }, (_, i) => event(ws, 'ticket.created', { ticket_id: `hf${i}`, chatbot_id: null }));
       const pending = (await Promise.all(events.map((e) => engine.create(e)))).flat();
-      // Sixteen inserted claimed (the endpoint's slots), the rest pending behind them.
-      expect(pending).toHaveLength(24);
+      // As many inserted claimed as the endpoint has slots, the rest pending behind them.
+      expect(pending).toHaveLength(1.5 * DEFAULT_ENDPOINT_SLOTS);
       engine.accept(pending);
       const ids = (await queryRows<{ id: string }>(ds, `SELECT id FROM webhooks.deliveries WHERE event_id = ANY($1::uuid[])`, [events.map((e) => e.id)])).map((r) => r.id);
       const rows = await settled(ids);
       sampling.on = false;
       await sampler;
       expect(rows.filter((r: any) => r.status !== 'succeeded')).toEqual([]);
-      expect(held.max).toBe(16);
+      expect(held.max).toBe(DEFAULT_ENDPOINT_SLOTS);
       expect(sampling.maxSending).toBeGreaterThan(0);
-      expect(sampling.maxSending).toBeLessThanOrEqual(16);
+      expect(sampling.maxSending).toBeLessThanOrEqual(DEFAULT_ENDPOINT_SLOTS);
       for (const e of events) expect(hits.filter((h) => h.headers['x-service-event-id'] === e.id)).toHaveLength(1);
     } finally {
       sampling.on = false;
