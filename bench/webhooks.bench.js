@@ -42,15 +42,15 @@
 //      of every event, on the clock of PostgreSQL (the same machine clock; the offset to this
 //      process is measured), and a NATS wiretap on events.lead.created in the latency phase.
 //   7. replicas (issue 36), after the throughput phase: the receiver answers after
-//      BENCH_WEBHOOKS_SCALE_DELAY_MS (100, a customer endpoint's time), BENCH_WEBHOOKS_SCALE_RATE
-//      (500) events/s are offered for --duration s to the one dispatcher, then a second
+//      BENCH_WEBHOOKS_SCALE_DELAY_MS (200, a customer endpoint's time), BENCH_WEBHOOKS_SCALE_RATE
+//      (400) events/s are offered for --duration s to the one dispatcher, then a second
 //      webhook-dispatcher is started (same environment, same durable consumer) and the same load
 //      is offered to the two; two must sustain >= 1.7 x one, with 0 lost and 0 duplicated.
 //   `--cpu-profile` records V8 CPU profiles of leads, webhook-dispatcher and the reference during
 //   the latency and throughput phases (bench/tools/profile-summary.js summarises them).
 //
 // Environment: BENCH_WEBHOOKS_LATENCY_RATE (50), BENCH_WEBHOOKS_BUSY_RATE (500, the second latency
-// phase), BENCH_WEBHOOKS_LOAD_RATE (1000), BENCH_WEBHOOKS_SCALE_RATE (500), BENCH_WEBHOOKS_SCALE_DELAY_MS (100),
+// phase), BENCH_WEBHOOKS_LOAD_RATE (1000), BENCH_WEBHOOKS_SCALE_RATE (400), BENCH_WEBHOOKS_SCALE_DELAY_MS (200),
 // BENCH_WEBHOOKS_PRODUCERS (8), BENCH_WEBHOOKS_VERIFY_EVERY (10), BENCH_WEBHOOKS_STALL_S (30),
 // BENCH_WEBHOOKS_GRACE_MS (2500), BENCH_WEBHOOKS_REFERENCE (1; 0 = skip the reference).
 const { fork } = require('node:child_process');
@@ -84,8 +84,11 @@ const readRates = () => {
   BUSY_RATE = num('BENCH_WEBHOOKS_BUSY_RATE', 500, 1);
   // The replicas phases: an endpoint that takes SCALE_DELAY_MS to answer (as a customer's does),
   // offered more than one replica's slots for it carry, so the sustained figure is a capacity.
-  SCALE_RATE = num('BENCH_WEBHOOKS_SCALE_RATE', 500, 1);
-  SCALE_DELAY_MS = num('BENCH_WEBHOOKS_SCALE_DELAY_MS', 100, 0);
+  // 200 ms: one replica's WEBHOOK_ENDPOINT_CONCURRENCY (32) slots carry about 160/s, two about 320/s,
+  // both below the 400/s offered (more only adds a backlog, whose upkeep a slow machine's producer
+  // then competes with).
+  SCALE_RATE = num('BENCH_WEBHOOKS_SCALE_RATE', 400, 1);
+  SCALE_DELAY_MS = num('BENCH_WEBHOOKS_SCALE_DELAY_MS', 200, 0);
 };
 readRates();
 const PRODUCERS = Math.floor(num('BENCH_WEBHOOKS_PRODUCERS', 8, 1));
