@@ -16,8 +16,12 @@ export const loadWebhookDispatcherConfig = (source: Record<string, string | unde
        * when the endpoint announces a shorter Keep-Alive timeout); 0: a connection per request.
        */
       keepAliveMs: env.int('WEBHOOK_KEEP_ALIVE_MS', 1000, { min: 0, max: 60_000 }),
-      /** Requests in flight at once, all endpoints together. */
-      concurrency: env.int('WEBHOOK_CONCURRENCY', 64, { min: 1, max: 10_000 }),
+      /**
+       * Requests in flight at once, all endpoints together: eight webhooks' worth of slots, so that
+       * a few webhooks whose endpoints hang (each holding its slots up to the timeout) leave room
+       * for every other webhook.
+       */
+      concurrency: env.int('WEBHOOK_CONCURRENCY', 256, { min: 1, max: 10_000 }),
       /**
        * Requests in flight at once to one webhook: a slow endpoint holds only these. One webhook's
        * ceiling is about this many divided by (claim commit + request time): 32 slots carry about

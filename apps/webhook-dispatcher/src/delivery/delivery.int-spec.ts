@@ -28,6 +28,8 @@ let port: number;
 const hits: { path: string; headers: http.IncomingHttpHeaders; body: string }[] = [];
 /** Requests to /held are answered after 300 ms (long beside a claim, even on a busy machine); how many were open at once. */
 const held = { open: 0, max: 0 };
+/** Requests to /crowd are answered after 4 s: how many are open now, and how many were when /quick last came. */
+const crowd = { open: 0, atQuick: -1 };
 /** WEBHOOK_ENDPOINT_CONCURRENCY's default. */
 const DEFAULT_ENDPOINT_SLOTS = 32;
 const silent = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined, child: () => silent } as never;
@@ -77,7 +79,16 @@ beforeAll(async () => {
     req.on('end', () => {
       hits.push({ path: req.url ?? '', headers: req.headers, body });
       if (req.url?.startsWith('/slow')) setTimeout(() => res.end('late'), 2000);
-      else if (req.url?.startsWith('/held')) {
+      else if (req.url?.startsWith('/crowd')) {
+        crowd.open++;
+        setTimeout(() => {
+          crowd.open--;
+          res.writeHead(200).end();
+        }, 4000);
+      } else if (req.url?.startsWith('/quick')) {
+        crowd.atQuick = crowd.open;
+        res.writeHead(200).end();
+      } else if (req.url?.startsWith('/held')) {
         held.max = Math.max(held.max, ++held.open);
         setTimeout(() => {
           held.open--;
@@ -584,6 +595,33 @@ describe('DeliveryEngine', () => {
       for (const e of events) expect(hits.filter((h) => h.headers['x-service-event-id'] === e.id)).toHaveLength(1);
     } finally {
       sampling.on = false;
+      await engine.beforeApplicationShutdown();
+    }
+  });
+
+  it('lets three webhooks hold all their slots on slow endpoints and still sends another at once', async () => {
+    const { engine } = await engineFor('engine-9', { WEBHOOK_TIMEOUT_MS: '10000' });
+    try {
+      const ws = (await new IdentityAdmin(ds).createWorkspace({ name: 'Crowded', plan: 'scale' })).id;
+      const crowdHooks = [await webhook(ws, '/crowd-a', ['ticket.created']), await webhook(ws, '/crowd-b', ['ticket.created']), await webhook(ws, '/crowd-c', ['ticket.created'])];
+      const quickHook = await webhook(ws, '/quick', ['booking.created']);
+      const events = Array.from({ length: DEFAULT_ENDPOINT_SLOTS }, (_, i) => event(ws, 'ticket.created', { ticket_id: `c${i}`, chatbot_id: null }));
+      engine.accept((await Promise.all(events.map((e) => engine.create(e)))).flat());
+      // Every slot of the three webhooks taken (each request lasts 4 s), then another webhook's event.
+      for (const until = Date.now() + 3500; crowd.open < 3 * DEFAULT_ENDPOINT_SLOTS && Date.now() < until; ) await new Promise((r) => setTimeout(r, 10));
+      expect(crowd.open).toBe(3 * DEFAULT_ENDPOINT_SLOTS);
+      const booking = event(ws, 'booking.created', { booking_id: 'b1', chatbot_id: null });
+      const quick = await engine.create(booking);
+      expect(quick.map((d) => d.webhook_id)).toEqual([quickHook]);
+      engine.accept(quick);
+      const [row] = await settled(quick.map((d) => d.id));
+      expect(row).toEqual(expect.objectContaining({ status: 'succeeded', last_status_code: 200 }));
+      // Sent while the slow ones were all still open: they held no slot but their own webhooks'.
+      expect(crowd.atQuick).toBe(3 * DEFAULT_ENDPOINT_SLOTS);
+      const ids = (await queryRows<{ id: string }>(ds, `SELECT id FROM webhooks.deliveries WHERE webhook_id = ANY($1::uuid[])`, [crowdHooks])).map((r) => r.id);
+      expect(ids).toHaveLength(3 * DEFAULT_ENDPOINT_SLOTS);
+      expect((await settled(ids)).filter((r: any) => r.status !== 'succeeded')).toEqual([]);
+    } finally {
       await engine.beforeApplicationShutdown();
     }
   });
