@@ -319,6 +319,26 @@ export class DeliveriesRepository implements OnApplicationShutdown {
     return ops.map((op) => (op.claim !== undefined ? (byId.get(op.claim) ?? null) : undefined));
   }
 
+  /**
+   * Puts back to `pending` (attempt 0, held by this dispatcher) the deliveries of an event that an
+   * insert of this dispatcher committed claimed (`sending`, attempt 1) while its answer was lost:
+   * no request was made for them, since one starts only once the insert's answer is in. Rows whose
+   * id is in `exclude` (queued, in flight or being recorded here) are left alone, and so is a row
+   * whose outcome commits meanwhile (no longer `sending` when this statement gets to it).
+   */
+  async unclaimNeverSent(eventId: string, webhookIds: string[], exclude: string[]): Promise<OwnedDelivery[]> {
+    const { rows } = await this.pool.query<OwnedDelivery>({
+      name: 'webhooks-unclaim-never-sent',
+      text: `UPDATE webhooks.deliveries
+                SET status = 'pending', attempts = 0, last_attempt_at = NULL, lease_until = now() + $5::interval
+              WHERE event_id = $1 AND webhook_id = ANY($2::uuid[]) AND owner = $3 AND status = 'sending' AND attempts = 1
+                AND next_trigger = 'event' AND NOT (id = ANY($4::uuid[]))
+              RETURNING id, webhook_id`,
+      values: [eventId, webhookIds, this.owner, exclude, this.lease],
+    });
+    return rows;
+  }
+
   /** Gives deliveries back (held but not started): any dispatcher may take them at once. */
   async release(ids: string[]): Promise<void> {
     if (ids.length === 0) return;

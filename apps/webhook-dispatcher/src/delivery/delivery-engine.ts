@@ -22,6 +22,8 @@ const RECORD_BACKOFF_MAX_MS = 2_000;
 /** How long the webhooks an event kind of a workspace was last delivered to are remembered (slots reserved for them). */
 const SUBSCRIBERS_TTL_MS = 60_000;
 const SUBSCRIBERS_MAX = 10_000;
+/** How long after an insert whose answer was lost its rows are looked for: a backend still running it has committed by then. */
+const LOST_INSERT_SETTLE_MS = 500;
 
 
 const attempts = counter({
@@ -59,6 +61,8 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
    * insert decides which deliveries exist, and an unused reservation is given back.
    */
   private readonly subscribers = new Map<string, { webhooks: string[]; until: number }>();
+  /** Inserts whose answer was lost, being looked into (see recoverLostInsert); awaited at shutdown. */
+  private readonly recoveries = new Set<Promise<void>>();
   /** Connections to endpoints kept between requests (WEBHOOK_KEEP_ALIVE_MS). */
   private readonly connections: KeptConnections | undefined;
 
@@ -103,6 +107,7 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
     if (this.sweepTimer) clearInterval(this.sweepTimer);
     await this.listener.stop();
     await this.sweeping;
+    await Promise.all(this.recoveries);
     const unstarted = await this.scheduler.stop();
     await Promise.all(this.recording.values());
     this.connections?.close();
@@ -130,6 +135,7 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
       created = await this.deliveries.createForEvent(event, reserved);
     } catch (err) {
       for (const webhookId of reserved) this.scheduler.cancel(webhookId);
+      if (reserved.length > 0) this.recoverLostInsert(event.id, reserved);
       throw err;
     }
     const unused = [...reserved];
@@ -141,6 +147,32 @@ export class DeliveryEngine implements OnApplicationBootstrap, BeforeApplication
     const webhooks = [...created.claimed, ...created.pending].map((d) => d.webhook_id);
     if (webhooks.length > 0) this.rememberSubscribers(event, webhooks);
     return created.pending;
+  }
+
+  /**
+   * An insert that failed may still have committed, its answer lost with the connection (a
+   * database restart or failover as it ran): the deliveries of its reserved slots are then
+   * `sending` and ours, and no request was made for them. JetStream's redelivery of the event
+   * inserts nothing (they exist), so left alone they would be closed as interrupted when their
+   * lease ends, never sent. Once the database answers, they are put back to `pending` and queued
+   * here; if the insert did not commit, there is nothing to find.
+   */
+  private recoverLostInsert(eventId: string, webhookIds: string[]): void {
+    const recovery = (async () => {
+      await new Promise((r) => setTimeout(r, LOST_INSERT_SETTLE_MS));
+      const found = await this.untilWritten(
+        () => this.deliveries.unclaimNeverSent(eventId, webhookIds, this.held()),
+        (err) => this.logger.warn({ err, event_id: eventId }, 'could not look for the deliveries of an insert whose answer was lost yet; trying again'),
+      );
+      if (found.length === 0) return;
+      this.logger.info({ event_id: eventId, count: found.length }, 'deliveries committed by an insert whose answer was lost are sent now');
+      this.accept(found);
+    })()
+      .catch((err: unknown) =>
+        this.logger.error({ err, event_id: eventId }, 'could not look for the deliveries of an insert whose answer was lost; any it committed will be closed as interrupted'),
+      )
+      .finally(() => this.recoveries.delete(recovery));
+    this.recoveries.add(recovery);
   }
 
   private subscribersKey(event: EventEnvelope): string {

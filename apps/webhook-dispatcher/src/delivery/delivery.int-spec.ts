@@ -183,6 +183,28 @@ describe('DeliveriesRepository', () => {
     expect(await repo.createForEvent(e, [claimedHook])).toEqual({ pending: [], claimed: [] });
   });
 
+  it('puts back to pending only its own never-sent claimed deliveries of an event, not excluded ones nor finished ones', async () => {
+    const repo = repoFor(configFor('lost'));
+    const other = repoFor(configFor('other'));
+    const tenant = randomUUID();
+    const [h1, h2, h3] = [await webhook(tenant, '/u1', ['lead.created']), await webhook(tenant, '/u2', ['lead.created']), await webhook(tenant, '/u3', ['lead.created'])];
+    const e = event(tenant, 'lead.created', { lead_id: 'u', chatbot_id: null });
+    const created = await repo.createForEvent(e, [h1, h2, h3]);
+    const byHook = new Map(created.claimed.map((c) => [c.webhook_id, c]));
+    expect(byHook.size).toBe(3);
+    await repo.finish(byHook.get(h3)!, { ok: true, statusCode: 200, error: null, durationMs: 3 });
+    // Another dispatcher finds nothing of ours; an excluded one (in flight here) and a finished one stay as they are.
+    expect(await other.unclaimNeverSent(e.id, [h1, h2, h3], [])).toEqual([]);
+    expect(await repo.unclaimNeverSent(e.id, [h1, h2, h3], [byHook.get(h2)!.id])).toEqual([{ id: byHook.get(h1)!.id, webhook_id: h1 }]);
+    const rows = new Map((await deliveryRows(created.claimed.map((c) => c.id))).map((r: any) => [r.webhook_id, r]));
+    expect(rows.get(h1)).toEqual(expect.objectContaining({ status: 'pending', attempts: 0, owner: 'lost', last_attempt_at: null, lease_until: expect.any(Date) }));
+    expect(rows.get(h2)).toEqual(expect.objectContaining({ status: 'sending', attempts: 1, owner: 'lost' }));
+    expect(rows.get(h3)).toEqual(expect.objectContaining({ status: 'succeeded', attempts: 1 }));
+    // Back to pending, it is claimed and sent as any other; twice is a no-op.
+    expect(await repo.unclaimNeverSent(e.id, [h1], [])).toEqual([]);
+    expect(await repo.claim(byHook.get(h1)!.id)).toEqual(expect.objectContaining({ attempt: 1, webhook_id: h1 }));
+  });
+
   it('keeps the payload text as the event had it (key order included)', async () => {
     const repo = repoFor(configFor('a'));
     await webhook(scaleWs, '/order', ['message.unanswered']);
@@ -556,6 +578,38 @@ describe('DeliveryEngine', () => {
       expect(await queryRows<any>(ds, `SELECT attempt, trigger, status_code FROM webhooks.attempts WHERE delivery_id = $1`, [row.id])).toEqual([
         { attempt: 1, trigger: 'event', status_code: 200 },
       ]);
+    } finally {
+      await engine.beforeApplicationShutdown();
+    }
+  });
+
+  it('sends, once, a delivery its insert committed claimed when the answer to that insert was lost', async () => {
+    // The sweep runs often here: a delivery left `sending` would be closed as interrupted once its 1 s lease ends.
+    const { engine, repo } = await engineFor('engine-10', { WEBHOOK_SWEEP_MS: '100' });
+    try {
+      const ws = (await new IdentityAdmin(ds).createWorkspace({ name: 'Lost answer', plan: 'scale' })).id;
+      const hook = await webhook(ws, '/lost-answer', ['ticket.created']);
+      const learn = await engine.create(event(ws, 'ticket.created', { ticket_id: 'la0', chatbot_id: null }));
+      engine.accept(learn);
+      await settled(learn.map((d) => d.id));
+      // The next insert commits (its delivery claimed in a reserved slot), but its answer never comes back.
+      const real = repo.createForEvent.bind(repo);
+      repo.createForEvent = async (e, reserved) => {
+        await real(e, reserved);
+        throw new Error('Connection terminated unexpectedly');
+      };
+      const e = event(ws, 'ticket.created', { ticket_id: 'la1', chatbot_id: null });
+      await expect(engine.create(e)).rejects.toThrow(/terminated/);
+      repo.createForEvent = real;
+      const [committed] = await queryRows<any>(ds, `SELECT id, status, attempts FROM webhooks.deliveries WHERE event_id = $1 AND webhook_id = $2`, [e.id, hook]);
+      expect(committed).toEqual(expect.objectContaining({ status: 'sending', attempts: 1 }));
+      // JetStream redelivers the event: its insert finds the delivery there and creates nothing.
+      expect(await engine.create(e)).toEqual([]);
+      const [row] = await settled([committed.id]);
+      expect(row).toEqual(expect.objectContaining({ status: 'succeeded', attempts: 1, last_status_code: 200, last_error: null }));
+      expect(hits.filter((h) => h.headers['x-service-event-id'] === e.id)).toHaveLength(1);
+      await new Promise((r) => setTimeout(r, 1500)); // past the lease and a few sweeps: still sent once
+      expect(hits.filter((h) => h.headers['x-service-event-id'] === e.id)).toHaveLength(1);
     } finally {
       await engine.beforeApplicationShutdown();
     }
