@@ -87,12 +87,21 @@ it('runs the relay and a consumer with the app and stops both at shutdown', asyn
   expect(app.get(eventConsumerToken('nest-recorder'))).toBeInstanceOf(EventConsumerHost);
   expect(outbox.schema).toBe(schema);
 
-  const event = await dataSource.transaction((m) =>
-    outbox.add(m, 'bot.created', randomUUID(), { bot_id: randomUUID(), name: 'n', language: 'en', slot_kind: 'plan', enterprise_plan_tier: null }),
-  );
-  await waitFor('the event to reach the handler', () => handler.seen.length === 1);
-  expect(handler.seen[0]).toEqual(event);
-  expect(await dataSource.query(`SELECT event_id FROM ${qualifiedTable(schema, 'seen')}`)).toEqual([{ event_id: event.id }]);
+  // A failed check closes the app too: its NATS and PostgreSQL connections would keep Jest from exiting.
+  try {
+    const event = await dataSource.transaction((m) =>
+      outbox.add(m, 'bot.created', randomUUID(), { bot_id: randomUUID(), name: 'n', language: 'en', slot_kind: 'plan', enterprise_plan_tier: null }),
+    );
+    await waitFor('the event to reach the handler', () => handler.seen.length === 1);
+    expect(handler.seen[0]).toEqual(event);
+    // The handler's write commits with the consumer's transaction, just after handle() returns.
+    const seen = () => dataSource.query(`SELECT event_id FROM ${qualifiedTable(schema, 'seen')}`) as Promise<{ event_id: string }[]>;
+    await waitFor("the handler's transaction to commit", async () => (await seen()).length > 0);
+    expect(await seen()).toEqual([{ event_id: event.id }]);
+  } catch (err) {
+    await app.close().catch(() => undefined);
+    throw err;
+  }
 
   await app.close();
   expect(nats.isClosed()).toBe(true);
