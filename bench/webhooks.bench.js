@@ -554,7 +554,7 @@ module.exports = {
     ctx.defer('close the wiretap', () => tapNc.close());
     const tapped = new Map();
     let tapOn = false;
-    tapNc.subscribe('events.lead.created', {
+    const tap = tapNc.subscribe('events.lead.created', {
       callback: (err, msg) => {
         if (err || !tapOn || !msg.headers) return;
         const id = msg.headers.get('Nats-Msg-Id');
@@ -567,6 +567,10 @@ module.exports = {
     tapOn = true;
     const latSystem = await measured('system', 'latency', { rate: LATENCY_RATE, seconds: durationS }, 'latency');
     tapOn = false;
+    // Only the latency phase uses it: left on, NATS would copy every later system event to this
+    // process too, work the reference pipeline (other subjects) does not carry.
+    tap.unsubscribe();
+    await tapNc.flush();
     const latRef = reference ? await measured('reference', 'latency', { rate: LATENCY_RATE, seconds: durationS }, 'latency-reference') : null;
     ctx.log(`measuring latency under load: ${BUSY_RATE} events/s for ${durationS} s, system then reference...`);
     const busySystem = await measured('system', 'busy', { rate: BUSY_RATE, seconds: durationS }, 'busy');
