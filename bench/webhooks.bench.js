@@ -23,7 +23,9 @@
 //   4. phases, system and reference one after the other: a probe event, a warm-up (--warmup s at
 //      the load rate, discarded), the latency phases (BENCH_WEBHOOKS_LATENCY_RATE = 50 events/s,
 //      then BENCH_WEBHOOKS_BUSY_RATE = 500 events/s, each for --duration s) and the throughput phase (BENCH_WEBHOOKS_LOAD_RATE = 1000 events/s
-//      offered for --duration s; sustained = delivered / (last arrival - first insert)). After
+//      offered for --duration s; sustained = delivered / (last arrival - first insert)), and,
+//      when the producer could not offer 95 % of that rate (a slow machine), one more latency
+//      phase at half of what it did offer (issue 36's wording; information only). After
 //      each phase the bench waits until every event arrived (as long as deliveries keep coming:
 //      it gives up after BENCH_WEBHOOKS_STALL_S, 30, without one), then BENCH_WEBHOOKS_GRACE_MS
 //      (2500) more for late duplicates; lost and duplicated must be 0;
@@ -616,6 +618,20 @@ module.exports = {
     const thrRef = reference ? await measured('reference', 'throughput', { rate: LOAD_RATE, seconds: durationS }, 'throughput-reference') : null;
     const clockAfter = await pgOffset();
 
+    // Issue 36 words the latency goal as the p99 "at half the rate" the producer offers. Where this
+    // machine could not offer LOAD_RATE to the system (the producer shares its cores), the p99 is
+    // also measured at half of what was offered: a row for information beside the goal's row at
+    // BUSY_RATE, which keeps its verdict.
+    const offeredUnderLoad = thrSystem.summary.offeredPerSecond;
+    const halfRate = offeredUnderLoad < OFFERED_MIN_SHARE * LOAD_RATE ? Math.max(1, Math.floor(offeredUnderLoad / 2)) : null;
+    let halfSystem = null;
+    let halfRef = null;
+    if (halfRate !== null) {
+      ctx.log(`the producer offered ${offeredUnderLoad}/s of ${LOAD_RATE}/s: latency at half that, ${halfRate} events/s for ${durationS} s, system then reference...`);
+      halfSystem = await measured('system', 'half-offered', { rate: halfRate, seconds: durationS }, 'half-offered');
+      halfRef = reference ? await measured('reference', 'half-offered', { rate: halfRate, seconds: durationS }, 'half-offered-reference') : null;
+    }
+
     // Replicas (issue 36): the endpoint answers after SCALE_DELAY_MS, and SCALE_RATE/s are offered,
     // first to the one dispatcher, then to it and a second replica (its own process, same
     // environment and database, pulling from the same durable JetStream consumer). Each replica
@@ -791,6 +807,18 @@ module.exports = {
       },
       // The sustained figure cannot exceed what was offered: a run whose producer fell short did not test the goal.
       { figure: 'offered events/s achieved by the producer (throughput phase)', goal: `>= ${OFFERED_MIN_SHARE * LOAD_RATE}/s`, measured: T.offeredPerSecond, baseline: TR && TR.offeredPerSecond, ratio: ratio(T.offeredPerSecond, TR && TR.offeredPerSecond), pass: T.offeredPerSecond >= OFFERED_MIN_SHARE * LOAD_RATE },
+      ...(halfSystem
+        ? [
+            {
+              figure: `event-to-delivery p99 ms at half the rate the producer reached under load (${halfRate}/s offered, ${halfSystem.summary.offeredPerSecond}/s achieved; issue 36's wording, for information)`,
+              goal: `(<= ${GOAL_P99_MS} ms)`,
+              measured: halfSystem.summary.latencyMs.p99,
+              baseline: halfRef && halfRef.summary.latencyMs.p99,
+              ratio: ratio(halfSystem.summary.latencyMs.p99, halfRef && halfRef.summary.latencyMs.p99),
+              pass: null,
+            },
+          ]
+        : []),
       { figure: 'last insert commit -> last arrival ms (backlog at the end, throughput phase)', goal: '-', measured: T.lastCommitToLastArrivalMs, baseline: TR && TR.lastCommitToLastArrivalMs, ratio: ratio(T.lastCommitToLastArrivalMs, TR && TR.lastCommitToLastArrivalMs), pass: null },
       { figure: 'event-to-delivery p50 ms under the offered load', goal: '-', measured: T.latencyMs.p50, baseline: TR && TR.latencyMs.p50, ratio: ratio(T.latencyMs.p50, TR && TR.latencyMs.p50), pass: null },
       { figure: 'event-to-delivery p99 ms under the offered load', goal: '-', measured: T.latencyMs.p99, baseline: TR && TR.latencyMs.p99, ratio: ratio(T.latencyMs.p99, TR && TR.latencyMs.p99), pass: null },
@@ -817,7 +845,7 @@ module.exports = {
     );
     rows.push(
       { figure: `CPU ms per event, all processes, throughput phase (${top(cpuT)})`, goal: '-', measured: cpuT.total, baseline: cpuTR && cpuTR.total, ratio: ratio(cpuT.total, cpuTR && cpuTR.total), pass: null },
-      { figure: 'CPU % used by processes outside the benchmark (worst phase)', goal: `< ${NOISE_WARN_PERCENT} %`, measured: Math.max(...[latSystem, latRef, busySystem, busyRef, thrSystem, thrRef, scaleOne, scaleTwo].filter(Boolean).map((r) => r.cpu.otherProcessesPercent)), baseline: null, ratio: null, pass: null },
+      { figure: 'CPU % used by processes outside the benchmark (worst phase)', goal: `< ${NOISE_WARN_PERCENT} %`, measured: Math.max(...[latSystem, latRef, busySystem, busyRef, thrSystem, thrRef, halfSystem, halfRef, scaleOne, scaleTwo].filter(Boolean).map((r) => r.cpu.otherProcessesPercent)), baseline: null, ratio: null, pass: null },
       { figure: `lost events (system, every phase: ${whole.system.events} events)`, goal: '0', measured: whole.system.lost, baseline: reference ? whole.reference.lost : null, ratio: null, pass: whole.system.lost === 0 },
       { figure: 'duplicated events (received more than once)', goal: '0', measured: whole.system.duplicated, baseline: reference ? whole.reference.duplicated : null, ratio: null, pass: whole.system.duplicated === 0 },
       { figure: `signature or body rejected (verifyWebhook on every ${VERIFY_EVERY}th request, ${receiver.state.verified} checked)`, goal: '0', measured: badSignatures + receiver.state.payloadMismatches.length, baseline: null, ratio: null, pass: badSignatures + receiver.state.payloadMismatches.length === 0 },
@@ -843,6 +871,7 @@ module.exports = {
         latency: { system: L, reference: LR, cpu: { system: latSystem.cpu, reference: latRef && latRef.cpu } },
         busy: { system: B, reference: BR, cpu: { system: busySystem.cpu, reference: busyRef && busyRef.cpu } },
         throughput: { system: T, reference: TR, cpu: { system: thrSystem.cpu, reference: thrRef && thrRef.cpu }, cpuMsPerEvent: { system: cpuT, reference: cpuTR } },
+        halfOffered: halfSystem && { rate: halfRate, system: halfSystem.summary, reference: halfRef && halfRef.summary, cpu: { system: halfSystem.cpu, reference: halfRef && halfRef.cpu } },
         replicas: { rate: SCALE_RATE, endpointDelayMs: SCALE_DELAY_MS, one: S1, two: S2, ratio: scaleRatio, attemptsByReplica: shares, cpu: { one: scaleOne.cpu, two: scaleTwo.cpu } },
         directPost: direct,
         timeline: { clock: { before: clockBefore, after: clockAfter }, latencyPhase: tlLatency, busyPhase: tlBusy, throughputPhase: tlThroughput },
