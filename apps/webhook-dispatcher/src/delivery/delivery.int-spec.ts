@@ -401,6 +401,12 @@ describe('DeliveryEngine', () => {
       };
       void poll();
     });
+  /** Delivers a first ticket.created of the workspace, so the engine learns where the kind goes (its next events' slots are reserved). */
+  const deliverFirst = async (engine: DeliveryEngine, ws: string, ticketId: string) => {
+    const first = await engine.create(event(ws, 'ticket.created', { ticket_id: ticketId, chatbot_id: null }));
+    engine.accept(first);
+    await settled(first.map((d) => d.id));
+  };
 
   it('sends a signed request, records 2xx as succeeded and other statuses, timeouts and lapsed plans as failed', async () => {
     const { engine, repo } = await engineFor('engine-1');
@@ -589,9 +595,7 @@ describe('DeliveryEngine', () => {
     try {
       const ws = (await new IdentityAdmin(ds).createWorkspace({ name: 'Lost answer', plan: 'scale' })).id;
       const hook = await webhook(ws, '/lost-answer', ['ticket.created']);
-      const learn = await engine.create(event(ws, 'ticket.created', { ticket_id: 'la0', chatbot_id: null }));
-      engine.accept(learn);
-      await settled(learn.map((d) => d.id));
+      await deliverFirst(engine, ws, 'la0');
       // The next insert commits (its delivery claimed in a reserved slot), but its answer never comes back.
       const real = repo.createForEvent.bind(repo);
       repo.createForEvent = async (e, reserved) => {
@@ -621,9 +625,7 @@ describe('DeliveryEngine', () => {
     try {
       const ws = (await new IdentityAdmin(ds).createWorkspace({ name: 'Held fast', plan: 'scale' })).id;
       const hook = await webhook(ws, '/held-fast', ['ticket.created']);
-      const learn = await engine.create(event(ws, 'ticket.created', { ticket_id: 'l0', chatbot_id: null }));
-      engine.accept(learn);
-      await settled(learn.map((d) => d.id));
+      await deliverFirst(engine, ws, 'l0');
       held.max = 0;
       // What is committed as sending, sampled while the events come and go.
       const sampler = (async () => {
