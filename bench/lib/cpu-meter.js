@@ -5,6 +5,7 @@
 const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
+const path = require('node:path');
 const { round } = require('./load');
 
 const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
@@ -46,6 +47,103 @@ function machineTicks() {
 }
 
 /**
+ * How many processors' worth of time this process may use: the machine's, or less when a CPU
+ * cgroup quota holds it (as bench/tools/cpu-limit.sh does to emulate a slower machine). cgroup v2
+ * (`cpu.max`) or v1 (`cpu.cfs_quota_us` / `cpu.cfs_period_us`), the smallest quota from the
+ * process's group up to the root.
+ */
+function cpusAvailable() {
+  let cpus = os.cpus().length;
+  const read = (file) => {
+    try {
+      return fs.readFileSync(file, 'utf8').trim();
+    } catch {
+      return null;
+    }
+  };
+  const up = (dir, root, visit) => {
+    for (let d = dir; d.startsWith(root); d = path.dirname(d)) {
+      visit(d);
+      if (d === root) break;
+    }
+  };
+  for (const line of (read('/proc/self/cgroup') || '').split('\n')) {
+    const [, controllers, group] = line.split(':');
+    if (group === undefined) continue;
+    if (controllers === '' && fs.existsSync('/sys/fs/cgroup/cgroup.controllers')) {
+      up(`/sys/fs/cgroup${group === '/' ? '' : group}`, '/sys/fs/cgroup', (d) => {
+        const [quota, period] = (read(`${d}/cpu.max`) || 'max').split(' ');
+        if (quota !== 'max' && Number(period) > 0) cpus = Math.min(cpus, Number(quota) / Number(period));
+      });
+    } else if (controllers.split(',').includes('cpu')) {
+      for (const mount of ['/sys/fs/cgroup/cpu', '/sys/fs/cgroup/cpu,cpuacct']) {
+        if (!fs.existsSync(mount)) continue;
+        up(`${mount}${group === '/' ? '' : group}`, mount, (d) => {
+          const quota = Number(read(`${d}/cpu.cfs_quota_us`));
+          const period = Number(read(`${d}/cpu.cfs_period_us`));
+          if (quota > 0 && period > 0) cpus = Math.min(cpus, quota / period);
+        });
+        break;
+      }
+    }
+  }
+  return cpus;
+}
+
+/**
+ * CPU seconds used so far by every process of this process's cgroup, when it is not the root one
+ * (bench/tools/cpu-limit.sh makes one): v2 `cpu.stat` usage_usec, v1 `cpuacct.usage`. null when
+ * unknown.
+ */
+function groupCpuSeconds() {
+  let text;
+  try {
+    text = fs.readFileSync('/proc/self/cgroup', 'utf8');
+  } catch {
+    return null;
+  }
+  for (const line of text.split('\n')) {
+    const [, controllers, group] = line.split(':');
+    if (!group || group === '/') continue;
+    try {
+      if (controllers === '') {
+        const usec = /^usage_usec (\d+)$/m.exec(fs.readFileSync(`/sys/fs/cgroup${group}/cpu.stat`, 'utf8'));
+        if (usec) return Number(usec[1]) / 1e6;
+      } else if (controllers.split(',').includes('cpuacct')) {
+        for (const mount of ['/sys/fs/cgroup/cpuacct', '/sys/fs/cgroup/cpu,cpuacct']) {
+          if (fs.existsSync(`${mount}${group}/cpuacct.usage`)) return Number(fs.readFileSync(`${mount}${group}/cpuacct.usage`, 'utf8')) / 1e9;
+        }
+      }
+    } catch {
+      // not readable: unknown
+    }
+  }
+  return null;
+}
+
+/**
+ * Starts measuring how busy the processors this process may use are (see cpusAvailable); the
+ * returned function ends it: `{ cpusAvailable, busyOfAvailablePercent }`. Held to a quota, the
+ * machine's busy time says nothing of the group's, so it counts what the group used (every process
+ * in it), or, where that cannot be read, `accountedPercent` (% of one core) if given, else null.
+ */
+function busyMeter() {
+  const available = cpusAvailable();
+  const held = available < os.cpus().length;
+  const groupBefore = held ? groupCpuSeconds() : null;
+  const machineBefore = machineTicks();
+  const t0 = now();
+  return (accountedPercent = null) => {
+    const wallS = (now() - t0) / 1000;
+    const machineAfter = machineTicks();
+    const groupAfter = groupBefore === null ? null : groupCpuSeconds();
+    const machineBusy = ((machineAfter.busy - machineBefore.busy) / Math.max(1, machineAfter.total - machineBefore.total)) * 100 * os.cpus().length;
+    const used = !held ? machineBusy : groupAfter !== null ? ((groupAfter - groupBefore) / Math.max(1e-3, wallS)) * 100 : accountedPercent;
+    return { cpusAvailable: round(available, 2), busyOfAvailablePercent: used === null ? null : round((used / (available * 100)) * 100, 1) };
+  };
+}
+
+/**
  * Starts a measurement; the returned function ends it. `groupsOf()` lists the pids of each group;
  * it is read at the start, every `sampleMs` meanwhile and at the end, so a process that appears
  * during the window (a new PostgreSQL backend when a pool grows) is charged with all of its CPU
@@ -53,6 +151,7 @@ function machineTicks() {
  * process is its own group.
  */
 async function cpuMeter(groupsOf, selfLabel = 'bench process', { sampleMs = 500 } = {}) {
+  const processors = busyMeter();
   const self = () => {
     const u = process.cpuUsage();
     return (u.user + u.system) / 1e6;
@@ -107,6 +206,7 @@ async function cpuMeter(groupsOf, selfLabel = 'bench process', { sampleMs = 500 
     const interrupts = share('interrupts');
     const accounted = Object.values(percent).reduce((a, b) => a + b, 0);
     return {
+      ...processors(accounted),
       wallS: round(wallS, 2),
       seconds,
       percentOfOneCore: percent,
@@ -119,4 +219,4 @@ async function cpuMeter(groupsOf, selfLabel = 'bench process', { sampleMs = 500 
   };
 }
 
-module.exports = { cpuMeter, cpuSecondsOf };
+module.exports = { cpuMeter, busyMeter, cpuSecondsOf, cpusAvailable };
