@@ -46,46 +46,64 @@ function machineTicks() {
   return { busy: total - idle, total, interrupts: (v[5] || 0) + (v[6] || 0), steal: v[7] || 0 };
 }
 
+const readText = (file) => {
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * This process's CPU cgroups, each as `{ root, dir }` (its hierarchy's mount, its own group):
+ * `unified` (cgroup v2), and on v1 `cpu` (quotas) and `cpuacct` (accounting); null where absent.
+ */
+function ownCgroups() {
+  const out = { unified: null, cpu: null, cpuacct: null };
+  for (const line of (readText('/proc/self/cgroup') || '').split('\n')) {
+    const [, controllers, group] = line.split(':');
+    if (group === undefined) continue;
+    const rel = group === '/' ? '' : group;
+    if (controllers === '') {
+      if (fs.existsSync('/sys/fs/cgroup/cgroup.controllers')) out.unified = { root: '/sys/fs/cgroup', dir: `/sys/fs/cgroup${rel}` };
+      continue;
+    }
+    for (const c of ['cpu', 'cpuacct']) {
+      if (!controllers.split(',').includes(c)) continue;
+      const mount = [`/sys/fs/cgroup/${c}`, '/sys/fs/cgroup/cpu,cpuacct'].find((m) => fs.existsSync(m));
+      if (mount) out[c] = { root: mount, dir: `${mount}${rel}` };
+    }
+  }
+  return out;
+}
+
 /**
  * How many processors' worth of time this process may use: the machine's, or less when a CPU
  * cgroup quota holds it (as bench/tools/cpu-limit.sh does to emulate a slower machine). cgroup v2
  * (`cpu.max`) or v1 (`cpu.cfs_quota_us` / `cpu.cfs_period_us`), the smallest quota from the
  * process's group up to the root.
  */
-function cpusAvailable() {
+function cpusAvailable(groups = ownCgroups()) {
   let cpus = os.cpus().length;
-  const read = (file) => {
-    try {
-      return fs.readFileSync(file, 'utf8').trim();
-    } catch {
-      return null;
-    }
-  };
-  const up = (dir, root, visit) => {
+  const up = ({ root, dir }, quotaOf) => {
     for (let d = dir; d.startsWith(root); d = path.dirname(d)) {
-      visit(d);
+      const q = quotaOf(d);
+      if (q !== null) cpus = Math.min(cpus, q);
       if (d === root) break;
     }
   };
-  for (const line of (read('/proc/self/cgroup') || '').split('\n')) {
-    const [, controllers, group] = line.split(':');
-    if (group === undefined) continue;
-    if (controllers === '' && fs.existsSync('/sys/fs/cgroup/cgroup.controllers')) {
-      up(`/sys/fs/cgroup${group === '/' ? '' : group}`, '/sys/fs/cgroup', (d) => {
-        const [quota, period] = (read(`${d}/cpu.max`) || 'max').split(' ');
-        if (quota !== 'max' && Number(period) > 0) cpus = Math.min(cpus, Number(quota) / Number(period));
-      });
-    } else if (controllers.split(',').includes('cpu')) {
-      for (const mount of ['/sys/fs/cgroup/cpu', '/sys/fs/cgroup/cpu,cpuacct']) {
-        if (!fs.existsSync(mount)) continue;
-        up(`${mount}${group === '/' ? '' : group}`, mount, (d) => {
-          const quota = Number(read(`${d}/cpu.cfs_quota_us`));
-          const period = Number(read(`${d}/cpu.cfs_period_us`));
-          if (quota > 0 && period > 0) cpus = Math.min(cpus, quota / period);
-        });
-        break;
-      }
-    }
+  if (groups.unified) {
+    up(groups.unified, (d) => {
+      const [quota, period] = (readText(`${d}/cpu.max`) || 'max').split(' ');
+      return quota !== 'max' && Number(period) > 0 ? Number(quota) / Number(period) : null;
+    });
+  }
+  if (groups.cpu) {
+    up(groups.cpu, (d) => {
+      const quota = Number(readText(`${d}/cpu.cfs_quota_us`));
+      const period = Number(readText(`${d}/cpu.cfs_period_us`));
+      return quota > 0 && period > 0 ? quota / period : null;
+    });
   }
   return cpus;
 }
@@ -95,28 +113,15 @@ function cpusAvailable() {
  * (bench/tools/cpu-limit.sh makes one): v2 `cpu.stat` usage_usec, v1 `cpuacct.usage`. null when
  * unknown.
  */
-function groupCpuSeconds() {
-  let text;
-  try {
-    text = fs.readFileSync('/proc/self/cgroup', 'utf8');
-  } catch {
-    return null;
+function groupCpuSeconds(groups) {
+  const own = (g) => g && g.dir !== g.root;
+  if (own(groups.unified)) {
+    const usec = /^usage_usec (\d+)$/m.exec(readText(`${groups.unified.dir}/cpu.stat`) || '');
+    if (usec) return Number(usec[1]) / 1e6;
   }
-  for (const line of text.split('\n')) {
-    const [, controllers, group] = line.split(':');
-    if (!group || group === '/') continue;
-    try {
-      if (controllers === '') {
-        const usec = /^usage_usec (\d+)$/m.exec(fs.readFileSync(`/sys/fs/cgroup${group}/cpu.stat`, 'utf8'));
-        if (usec) return Number(usec[1]) / 1e6;
-      } else if (controllers.split(',').includes('cpuacct')) {
-        for (const mount of ['/sys/fs/cgroup/cpuacct', '/sys/fs/cgroup/cpu,cpuacct']) {
-          if (fs.existsSync(`${mount}${group}/cpuacct.usage`)) return Number(fs.readFileSync(`${mount}${group}/cpuacct.usage`, 'utf8')) / 1e9;
-        }
-      }
-    } catch {
-      // not readable: unknown
-    }
+  if (own(groups.cpuacct)) {
+    const ns = readText(`${groups.cpuacct.dir}/cpuacct.usage`);
+    if (ns !== null) return Number(ns) / 1e9;
   }
   return null;
 }
@@ -128,15 +133,16 @@ function groupCpuSeconds() {
  * in it), or, where that cannot be read, `accountedPercent` (% of one core) if given, else null.
  */
 function busyMeter() {
-  const available = cpusAvailable();
+  const groups = ownCgroups();
+  const available = cpusAvailable(groups);
   const held = available < os.cpus().length;
-  const groupBefore = held ? groupCpuSeconds() : null;
+  const groupBefore = held ? groupCpuSeconds(groups) : null;
   const machineBefore = machineTicks();
   const t0 = now();
   return (accountedPercent = null) => {
     const wallS = (now() - t0) / 1000;
     const machineAfter = machineTicks();
-    const groupAfter = groupBefore === null ? null : groupCpuSeconds();
+    const groupAfter = groupBefore === null ? null : groupCpuSeconds(groups);
     const machineBusy = ((machineAfter.busy - machineBefore.busy) / Math.max(1, machineAfter.total - machineBefore.total)) * 100 * os.cpus().length;
     const used = !held ? machineBusy : groupAfter !== null ? ((groupAfter - groupBefore) / Math.max(1e-3, wallS)) * 100 : accountedPercent;
     return { cpusAvailable: round(available, 2), busyOfAvailablePercent: used === null ? null : round((used / (available * 100)) * 100, 1) };
@@ -219,4 +225,4 @@ async function cpuMeter(groupsOf, selfLabel = 'bench process', { sampleMs = 500 
   };
 }
 
-module.exports = { cpuMeter, busyMeter, cpuSecondsOf, cpusAvailable };
+module.exports = { cpuMeter, busyMeter, cpuSecondsOf };
